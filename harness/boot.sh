@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot out/$ARCH's kernel and initramfs under QEMU (TCG, 4 CPUs) in one of the
+# guest's modes: demo, test, cmd. The serial console goes to the terminal (or
+# not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The exit status is that of
+# what ran in the guest; 124 if the guest did not finish in time.
+#
+#   boot.sh MODE [TIMEOUT_SECONDS]
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:?mode}
+limit=${2:-600}
+log=$AOUT/serial-$mode.log
+
+cmdline="panic=-1 recount=on RECOUNT_MODE=$mode"
+if [ "$mode" = test ]; then
+	cmdline="$cmdline kunit.enable=1"
+else
+	cmdline="$cmdline quiet"
+fi
+cmdline="$cmdline ${BOOT_ARGS:-}"
+case "$ARCH" in
+x86_64)
+	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 1G
+	      -kernel "$AOUT/bzImage" -append "console=ttyS0 $cmdline")
+	;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max -icount shift=0 -smp 4 -m 1G
+	      -kernel "$AOUT/Image" -append "console=ttyAMA0 $cmdline")
+	;;
+esac
+qemu+=(-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none)
+
+msg "booting $ARCH ($mode), serial log: ${log#$TOP/}"
+set +e
+if [ -n "${QUIET:-}" ]; then
+	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null > "$log" 2>&1
+else
+	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null 2>&1 | tee "$log"
+fi
+status=${PIPESTATUS[0]}
+set -e
+cp "$log" "$AOUT/serial.log"
+if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+	echo "harness: the $ARCH guest did not power off within $limit s" >&2
+	exit 124
+fi
+rc=$(sed -n 's/^RECOUNT-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -1)
+if [ -z "$rc" ]; then
+	echo "harness: the $ARCH guest stopped before its init finished (see ${log#$TOP/})" >&2
+	exit 125
+fi
+exit "$rc"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the recount kernel for $ARCH from the prepared tree, its uapi headers,
+# tools/getdelays, the selftests and the guest's initramfs, into out/$ARCH/.
+. "$(dirname "$0")/lib.sh"
+
+# KEEP_TREE=1 builds out/linux as it is, uncommitted edits included.
+"$HARNESS/prepare.sh"
+ver=$(source_version)
+deb=$(dpkg-query -W -f '${Version}' linux-source-6.12)
+mkdir -p "$BUILD"
+
+msg "building Linux $ver (Debian linux-source-6.12 $deb) + recount for $ARCH"
+frag=$AOUT/kernel.fragment
+cat "$HARNESS/config/base.config" "$HARNESS/config/$ARCH.config" \
+    "$TREE/tools/testing/selftests/recount/config" > "$frag.new"
+for f in ${EXTRA_CONFIG:-}; do cat "$f" >> "$frag.new"; done
+mv "$frag.new" "$frag"
+
+log=$AOUT/build.log
+: > "$log"
+run_logged() {
+	if ! "$@" >> "$log" 2>&1; then
+		grep -E -B2 -A8 'error|Error' "$log" | tail -60 >&2
+		die "kernel build failed; full log: ${log#$TOP/}"
+	fi
+}
+run_logged kmake allnoconfig KCONFIG_ALLCONFIG="$frag"
+# allnoconfig drops what the fragment asks for when a dependency is missing.
+missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | sort -u | while read -r line; do
+	grep -qx "$line" "$BUILD/.config" || echo "$line"
+done)
+[ -z "$missing" ] || die "these options did not make it into .config: $(echo $missing)"
+
+start=$SECONDS
+run_logged kmake "$(basename "$KIMAGE")"
+run_logged kmake headers
+grep -E ' warning: ' "$log" >&2 || true
+mkdir -p "$AOUT"
+cp "$BUILD/$KIMAGE" "$AOUT/$(basename "$KIMAGE")"
+msg "kernel ready in $((SECONDS - start)) s: ${AOUT#$TOP/}/$(basename "$KIMAGE")"
+
+# User-space programs for the guest, linked statically.
+KHDR=$BUILD/usr/include
+# Static glibc makes the linker warn about libnl's getaddrinfo-style calls,
+# which netlink never reaches: keep those three-line notes out of the output.
+umake() {
+	make --no-print-directory -s ARCH="$KARCH" CROSS_COMPILE="$CROSS" CC="${CROSS}gcc" "$@" 2>&1 |
+		grep -v -e 'in statically linked applications requires' -e "in function \`nl_" \
+			-e 'libnl-3.a(libnl' || true
+	return "${PIPESTATUS[0]}"
+}
+msg "building tools/getdelays and the recount selftests"
+rm -rf "$AOUT/guest-bin" "$AOUT/selftests" "$AOUT/getdelays"
+mkdir -p "$AOUT/guest-bin" "$AOUT/selftests" "$AOUT/getdelays"
+umake -C "$TREE/tools/getdelays" OUTPUT="$AOUT/getdelays/" \
+	KHDR_INCLUDES="-isystem $KHDR" LDFLAGS=-static
+cp "$AOUT/getdelays/getdelays" "$AOUT/guest-bin/"
+umake -C "$TREE/tools/testing/selftests/recount" OUTPUT="$AOUT/selftests" \
+	KHDR_INCLUDES="-isystem $KHDR" LDFLAGS=-static
+"${CROSS}gcc" -O2 -Wall -Werror -static -pthread -o "$AOUT/guest-bin/recount-demo" \
+	"$HARNESS/guest/recount-demo.c"
+
+"$HARNESS/initramfs.sh"

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make test: the host-side tests, then the kselftests and KUnit in QEMU on
+# every architecture of TEST_ARCHS (default: x86_64 arm64). Ends with
+# "N passed, N failed, N skipped"; fails if any test failed, if a test
+# program ran fewer tests than it planned, or if a guest's kernel log has a
+# WARNING, BUG, Oops, lockdep, KASAN, RCU stall or panic line.
+. "$(dirname "$0")/lib.sh"
+
+archs=${TEST_ARCHS:-x86_64 arm64}
+results=$OUT/test-results.txt
+mkdir -p "$OUT"
+: > "$results"
+pass=0 fail=0 skip=0
+
+count() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"RESULTS "*)
+			set -- $line
+			pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
+			;;
+		*) echo "$line" | tee -a "$results" ;;
+		esac
+	done
+}
+
+msg "host-side tests"
+"$HARNESS/prepare.sh"
+for t in "$HARNESS"/tests/*.sh; do
+	name=host/$(basename "$t" .sh)
+	if out=$("$t" 2>&1); then
+		echo "RESULTS 1 0 0"; echo "PASS $name"
+	elif [ $? = 4 ]; then
+		echo "RESULTS 0 0 1"; echo "SKIP $name: $(tail -1 <<<"$out")"
+	else
+		echo "RESULTS 0 1 0"; echo "FAIL $name"; sed 's/^/    /' <<<"$out"
+	fi
+done > "$OUT/host-results.txt"
+count < "$OUT/host-results.txt"
+
+for arch in $archs; do
+	msg "guest tests on $arch"
+	if ! ARCH=$arch "$HARNESS/build.sh"; then
+		echo "FAIL $arch/build" | tee -a "$results"
+		fail=$((fail + 1))
+		continue
+	fi
+	ARCH=$arch QUIET=1 "$HARNESS/boot.sh" test "${TEST_TIMEOUT:-1200}" || true
+	count < <(python3 "$HARNESS/results.py" "$arch" "$OUT/$arch/serial-test.log" \
+		"$OUT/$arch/selftests")
+done
+
+echo
+grep '^FAIL' "$results" || true
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

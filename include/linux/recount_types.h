@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recount: the accounting state embedded in task_struct and signal_struct.
+ * Kept apart from <linux/recount.h> so that <linux/sched.h> pulls in types only.
+ */
+#ifndef _LINUX_RECOUNT_TYPES_H
+#define _LINUX_RECOUNT_TYPES_H
+
+#include <linux/seqlock_types.h>
+#include <linux/types.h>
+
+#ifdef CONFIG_RECOUNT
+
+/**
+ * enum recount_level - the privilege level a metric is counted at
+ * @RECOUNT_LEVEL_USER: user mode
+ * @RECOUNT_LEVEL_KERNEL: kernel mode
+ * @RECOUNT_NR_LEVELS: number of levels
+ */
+enum recount_level {
+	RECOUNT_LEVEL_USER,
+	RECOUNT_LEVEL_KERNEL,
+	RECOUNT_NR_LEVELS,
+};
+
+/**
+ * struct recount_metrics - what is counted at one level
+ * @time: time on CPU, in nanoseconds
+ */
+struct recount_metrics {
+	u64 time;
+};
+
+/**
+ * struct recount_usage - what a thread, a process or a CPU consumed
+ * @level: metrics per privilege level
+ */
+struct recount_usage {
+	struct recount_metrics level[RECOUNT_NR_LEVELS];
+};
+
+/**
+ * struct recount_track - usage that lockless readers can read whole
+ * @seq: sequence count, odd while the track's only writer updates @usage
+ * @usage: the accumulated usage
+ *
+ * Every track has exactly one writer: the CPU the owner runs on (a thread's
+ * track), or the CPU the track belongs to (a CPU's track and a process's
+ * per-CPU tracks). See kernel/recount/internal.h for the protocol.
+ */
+struct recount_track {
+	unsigned int seq;
+	struct recount_usage usage;
+};
+
+/**
+ * struct recount_thread - recount's state of a thread, in task_struct
+ * @track: what the thread consumed
+ */
+struct recount_thread {
+	struct recount_track track;
+};
+
+/**
+ * struct recount_process - recount's state of a process, in signal_struct
+ * @tracks: per CPU, what all threads of the process, live and exited,
+ *	consumed on that CPU
+ * @exited_lock: serializes threads folding their usage into @exited
+ * @exited: what the exited threads of the process consumed
+ */
+struct recount_process {
+	struct recount_track __percpu *tracks;
+	seqlock_t exited_lock;
+	struct recount_usage exited;
+};
+
+#endif /* CONFIG_RECOUNT */
+#endif /* _LINUX_RECOUNT_TYPES_H */

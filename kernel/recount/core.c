@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: precise CPU resource accounting of threads, processes and CPUs
+ *
+ * What is measured
+ *
+ *   For every thread, every process (all of its threads, live and exited)
+ *   and every CPU: the time spent on CPU in user mode and in kernel mode.
+ *   For every CPU, also the time it spent idle. Nothing is sampled: every
+ *   nanosecond a CPU runs is charged to exactly one thread and level, or to
+ *   the CPU's idle time.
+ *
+ * When
+ *
+ *   Each CPU keeps a snapshot of its counters, taken at its last accounting
+ *   point, and the state it has been in since (user, kernel or idle). The
+ *   accounting points are the moments that state changes:
+ *
+ *     entry from user mode           recount_user_exit()     user -> kernel
+ *     return to user mode            recount_user_enter()    kernel -> user
+ *     context switch                 recount_sched_switch()  kernel -> kernel
+ *     idle loop waits / wakes up     recount_idle_enter/exit() kernel <-> idle
+ *     CPU goes offline               recount_idle_dead()     kernel -> nothing
+ *
+ *   At each one the CPU takes a new snapshot, computes the delta from the
+ *   previous one, and adds it, according to the state it was in, to the
+ *   tracks of the running thread, of that thread's process and of the CPU
+ *   (or to the CPU's idle time). Kernel threads never enter user mode, so
+ *   their user time is exactly zero.
+ *
+ * By whom, and with what cost
+ *
+ *   Only the CPU itself writes its state, the track of the thread it runs,
+ *   and its own slot of that thread's process (a process keeps one track per
+ *   CPU, as XNU's tasks do). Each track thus has one writer, which runs with
+ *   interrupts or preemption disabled: an accounting point is a clock read
+ *   (none at a context switch, which uses the runqueue clock __schedule() has
+ *   just updated), a subtraction, and the additions, fenced by two write
+ *   barriers shared by the three tracks (see internal.h). No locks, no
+ *   atomic read-modify-write, no allocation.
+ *
+ *   Every hook sits behind the static key recount_enabled_key, so a kernel
+ *   with recount off runs NOPs. Switching recount off waits for accounting
+ *   points in flight and marks every CPU for resynchronisation; the first
+ *   accounting point after switching it on takes a fresh snapshot and charges
+ *   nothing. So every thread that exists is accounted from then on, whenever
+ *   it was created, and nothing is charged for the time recount was off.
+ *
+ *   The process tracks are allocated with the process (signal_struct), one
+ *   per possible CPU, whether recount is on or not. When a thread dies, its
+ *   final usage is also folded into its process's exited usage, under a
+ *   seqlock (the only lock recount takes, on the slow exit path).
+ *
+ * Readers
+ *
+ *   Readers of other threads and CPUs use the tracks' sequence counts and
+ *   never block a writer. A read of the calling thread first charges the
+ *   interval in progress (recount_update_current()). A read of a CPU adds the
+ *   interval in progress to the state it is in, at the time of that CPU's
+ *   clock (sched_clock_cpu()), so an idle CPU's idle time is current.
+ */
+
+#include <linux/capability.h>
+#include <linux/cleanup.h>
+#include <linux/init.h>
+#include <linux/kstrtox.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seqlock.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+
+#include "internal.h"
+
+DEFINE_STATIC_KEY_FALSE(recount_enabled_key);
+
+static DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
+
+/* The per-CPU tracks of init_task's process (the boot CPU's idle thread). */
+static DEFINE_PER_CPU(struct recount_track, recount_init_tracks);
+
+/*
+ * Charge the CPU's interval since its last snapshot to @t at @level, then
+ * make @snap the last snapshot and @next the CPU's state.
+ */
+static __always_inline void recount_charge_thread(struct recount_cpu *rc,
+						  struct task_struct *t,
+						  enum recount_level level,
+						  const struct recount_snap *snap,
+						  enum recount_cpu_state next)
+{
+	struct recount_track *tt = &t->recount.track;
+	struct recount_track *pt = raw_cpu_ptr(t->signal->recount.tracks);
+	struct recount_metrics delta;
+
+	recount_snap_delta(&rc->snap, snap, &delta);
+
+	recount_seq_write_begin(&tt->seq);
+	recount_seq_write_begin(&pt->seq);
+	recount_seq_write_begin(&rc->seq);
+	recount_seq_write_fence();
+
+	recount_usage_add(&tt->usage, level, &delta);
+	recount_usage_add(&pt->usage, level, &delta);
+	recount_usage_add(&rc->usage, level, &delta);
+	recount_snap_advance(&rc->snap, snap);
+	WRITE_ONCE(rc->state, next);
+
+	recount_seq_write_fence();
+	recount_seq_write_end(&rc->seq);
+	recount_seq_write_end(&pt->seq);
+	recount_seq_write_end(&tt->seq);
+}
+
+/*
+ * Charge the CPU's interval since its last snapshot to its idle time if it
+ * was idle, or to nobody if it has to resynchronise; then make @snap the last
+ * snapshot and @next the CPU's state.
+ */
+static void recount_charge_cpu(struct recount_cpu *rc,
+			       const struct recount_snap *snap,
+			       enum recount_cpu_state next)
+{
+	struct recount_metrics delta;
+	unsigned int state = rc->state;
+
+	recount_snap_delta(&rc->snap, snap, &delta);
+
+	recount_seq_write_begin(&rc->seq);
+	recount_seq_write_fence();
+
+	if (state == RECOUNT_CPU_IDLE) {
+		WRITE_ONCE(rc->idle_time, rc->idle_time + delta.time);
+		recount_snap_advance(&rc->snap, snap);
+	} else {
+		WRITE_ONCE(rc->snap.time, snap->time);
+	}
+	WRITE_ONCE(rc->state, next);
+
+	recount_seq_write_fence();
+	recount_seq_write_end(&rc->seq);
+}
+
+/*
+ * The accounting point: the local CPU has been running @t (or idling) since
+ * its last snapshot, took snapshot @now, and from now on is in state @next.
+ * Called with preemption disabled, by the only writer of this CPU's tracks.
+ */
+static __always_inline void recount_account(struct task_struct *t, u64 now,
+					    enum recount_cpu_state next)
+{
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+	struct recount_snap snap = { .time = now };
+
+	switch (rc->state) {
+	case RECOUNT_CPU_USER:
+		recount_charge_thread(rc, t, RECOUNT_LEVEL_USER, &snap, next);
+		break;
+	case RECOUNT_CPU_KERNEL:
+		recount_charge_thread(rc, t, RECOUNT_LEVEL_KERNEL, &snap, next);
+		break;
+	default:
+		recount_charge_cpu(rc, &snap, next);
+		break;
+	}
+}
+
+/**
+ * __recount_user_enter() - account a return to user mode
+ *
+ * See recount_user_enter().
+ */
+void __recount_user_enter(void)
+{
+	recount_account(current, local_clock(), RECOUNT_CPU_USER);
+}
+
+/**
+ * __recount_user_exit() - account an entry from user mode
+ *
+ * See recount_user_exit().
+ */
+void __recount_user_exit(void)
+{
+	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+}
+
+/**
+ * __recount_sched_switch() - account a context switch
+ * @prev: the thread leaving the CPU
+ * @now: the runqueue clock __schedule() has just updated, in nanoseconds
+ *
+ * Charges the CPU's interval since its last snapshot to @prev. Called through
+ * recount_sched_switch() in kernel/sched/stats.h, with the runqueue locked and
+ * interrupts disabled.
+ */
+void __recount_sched_switch(struct task_struct *prev, u64 now)
+{
+	recount_account(prev, now, RECOUNT_CPU_KERNEL);
+}
+
+/**
+ * __recount_idle_enter() - account a CPU going idle
+ *
+ * See recount_idle_enter().
+ */
+void __recount_idle_enter(void)
+{
+	recount_account(current, local_clock(), RECOUNT_CPU_IDLE);
+}
+
+/**
+ * __recount_idle_exit() - account a CPU leaving idle
+ *
+ * See recount_idle_exit().
+ */
+void __recount_idle_exit(void)
+{
+	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+}
+
+/**
+ * __recount_idle_dead() - account a CPU going offline
+ *
+ * See recount_idle_dead().
+ */
+void __recount_idle_dead(void)
+{
+	recount_account(current, local_clock(), RECOUNT_CPU_RESYNC);
+}
+
+/**
+ * recount_update_current() - charge the calling thread's interval in progress
+ *
+ * Called before reading the calling thread, its process or its CPU, so the
+ * values read include everything up to now.
+ */
+void recount_update_current(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	/* Checked with interrupts off: see recount_set_enabled(). */
+	if (recount_enabled())
+		recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+	local_irq_restore(flags);
+}
+
+/**
+ * recount_thread_read() - read what a thread consumed
+ * @t: the thread
+ * @usage: receives its usage
+ */
+void recount_thread_read(struct task_struct *t, struct recount_usage *usage)
+{
+	recount_track_read(&t->recount.track, usage);
+}
+
+/**
+ * recount_process_read() - read what a process consumed
+ * @sig: the process
+ * @total: receives the usage of all of its threads, live and exited
+ * @exited: receives the usage of its exited threads, a part of @total
+ *
+ * @exited is read first: everything it holds was charged to @total before,
+ * so @total is never less than @exited.
+ */
+void recount_process_read(struct signal_struct *sig, struct recount_usage *total,
+			  struct recount_usage *exited)
+{
+	struct recount_process *p = &sig->recount;
+	struct recount_usage usage;
+	unsigned int seq;
+	int cpu;
+
+	do {
+		seq = read_seqbegin(&p->exited_lock);
+		*exited = p->exited;
+	} while (read_seqretry(&p->exited_lock, seq));
+
+	memset(total, 0, sizeof(*total));
+	for_each_possible_cpu(cpu) {
+		recount_track_read(per_cpu_ptr(p->tracks, cpu), &usage);
+		recount_usage_sum(total, &usage);
+	}
+}
+
+/**
+ * recount_cpu_read() - read what a CPU did
+ * @cpu: the CPU
+ * @cu: receives its usage and idle time
+ *
+ * Includes the interval in progress, by the CPU's own clock.
+ */
+void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
+{
+	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
+	unsigned int seq, state;
+	u64 snap, now;
+
+	do {
+		seq = recount_seq_read_begin(&rc->seq);
+		recount_usage_copy(&cu->usage, &rc->usage);
+		cu->idle_time = READ_ONCE(rc->idle_time);
+		state = READ_ONCE(rc->state);
+		snap = READ_ONCE(rc->snap.time);
+	} while (recount_seq_read_retry(&rc->seq, seq));
+
+	if (state == RECOUNT_CPU_RESYNC || !recount_enabled())
+		return;
+	now = sched_clock_cpu(cpu);
+	if (now <= snap)
+		return;
+	if (state == RECOUNT_CPU_IDLE)
+		cu->idle_time += now - snap;
+	else if (state == RECOUNT_CPU_USER)
+		cu->usage.level[RECOUNT_LEVEL_USER].time += now - snap;
+	else
+		cu->usage.level[RECOUNT_LEVEL_KERNEL].time += now - snap;
+}
+
+/**
+ * recount_task_init() - initialize a new thread's state
+ * @p: the new thread, not yet running
+ *
+ * Called by copy_process(): @p's track starts at zero.
+ */
+void recount_task_init(struct task_struct *p)
+{
+	memset(&p->recount, 0, sizeof(p->recount));
+}
+
+/**
+ * recount_signal_init() - initialize a new process's state
+ * @sig: the new process's signal_struct, zeroed
+ *
+ * Called by copy_signal(). Allocates one track per possible CPU, whether
+ * recount is on or not, so that a process created while it is off is
+ * accounted from the moment it is switched on.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int recount_signal_init(struct signal_struct *sig)
+{
+	sig->recount.tracks = alloc_percpu_gfp(struct recount_track, GFP_KERNEL_ACCOUNT);
+	if (!sig->recount.tracks)
+		return -ENOMEM;
+	seqlock_init(&sig->recount.exited_lock);
+	return 0;
+}
+
+/**
+ * recount_signal_free() - release a process's state
+ * @sig: the signal_struct being freed
+ *
+ * Called by free_signal_struct(), possibly from atomic context.
+ */
+void recount_signal_free(struct signal_struct *sig)
+{
+	free_percpu(sig->recount.tracks);
+}
+
+/**
+ * recount_thread_dead() - fold a dead thread into its process's exited usage
+ * @t: the thread, switched out for the last time
+ *
+ * Called by finish_task_switch() for a TASK_DEAD thread, after its final
+ * accounting point. Runs whether recount is on or not, so that a process's
+ * exited usage is always the sum of its exited threads.
+ */
+void recount_thread_dead(struct task_struct *t)
+{
+	struct recount_process *p = &t->signal->recount;
+	struct recount_usage usage;
+
+	recount_track_read(&t->recount.track, &usage);
+	write_seqlock(&p->exited_lock);
+	recount_usage_sum(&p->exited, &usage);
+	write_sequnlock(&p->exited_lock);
+}
+
+static DEFINE_MUTEX(recount_control_mutex);
+
+/* Mark @cpu's state unknown; only while no accounting point can run. */
+static void recount_cpu_stop(int cpu)
+{
+	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
+
+	recount_seq_write_begin(&rc->seq);
+	recount_seq_write_fence();
+	WRITE_ONCE(rc->state, RECOUNT_CPU_RESYNC);
+	recount_seq_write_fence();
+	recount_seq_write_end(&rc->seq);
+}
+
+static void recount_set_enabled(bool on)
+{
+	int cpu;
+
+	guard(mutex)(&recount_control_mutex);
+
+	if (on == recount_enabled())
+		return;
+	if (on) {
+		/* Every CPU is in RECOUNT_CPU_RESYNC: see below and recount_cpus. */
+		static_branch_enable(&recount_enabled_key);
+		return;
+	}
+
+	static_branch_disable(&recount_enabled_key);
+	/*
+	 * Accounting points run with interrupts or preemption disabled and test
+	 * the key inside that section: once a grace period has elapsed, none is
+	 * running any more and none will start, and the CPUs' states are ours.
+	 */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		recount_cpu_stop(cpu);
+}
+
+static bool recount_boot_on __initdata;
+
+static int __init recount_setup(char *str)
+{
+	if (kstrtobool(str, &recount_boot_on)) {
+		pr_warn("recount: ignoring recount=%s, expected on or off\n", str);
+		return 0;
+	}
+	return 1;
+}
+__setup("recount=", recount_setup);
+
+#ifdef CONFIG_SYSCTL
+static int recount_sysctl_enabled(const struct ctl_table *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int state = recount_enabled();
+	struct ctl_table t;
+	int err;
+
+	if (write && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	t = *table;
+	t.data = &state;
+	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+	if (err < 0)
+		return err;
+	if (write)
+		recount_set_enabled(state);
+	return err;
+}
+
+static struct ctl_table recount_sysctls[] = {
+	{
+		.procname	= "recount",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= recount_sysctl_enabled,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static void __init recount_sysctl_init(void)
+{
+	register_sysctl_init("kernel", recount_sysctls);
+}
+#else
+static inline void recount_sysctl_init(void) { }
+#endif
+
+static int __init recount_init(void)
+{
+	struct signal_struct *sig = init_task.signal;
+
+	/* init_task's signal_struct is static: copy_signal() never saw it. */
+	sig->recount.tracks = &recount_init_tracks;
+	seqlock_init(&sig->recount.exited_lock);
+
+	recount_sysctl_init();
+	if (recount_boot_on)
+		recount_set_enabled(true);
+	return 0;
+}
+early_initcall(recount_init);

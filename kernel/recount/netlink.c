@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: the RECOUNT generic netlink family
+ *
+ * The family, its policies and its ops are generated from
+ * Documentation/netlink/specs/recount.yaml into netlink_gen.c; this file holds
+ * the handlers. A request runs in the context of the task that sent it, so
+ * pids are those of the caller's pid namespace, and the caller's credentials
+ * decide what it may read: a thread or process it could ptrace-read
+ * (PTRACE_MODE_READ_FSCREDS), and any CPU.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <net/genetlink.h>
+
+#include "internal.h"
+#include "netlink_gen.h"
+
+static int recount_nl_put_usage(struct sk_buff *msg, int attr,
+				const struct recount_usage *usage,
+				const u64 *idle_time)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, RECOUNT_A_USAGE_USER_TIME,
+			      usage->level[RECOUNT_LEVEL_USER].time,
+			      RECOUNT_A_USAGE_PAD) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_USAGE_KERNEL_TIME,
+			      usage->level[RECOUNT_LEVEL_KERNEL].time,
+			      RECOUNT_A_USAGE_PAD) ||
+	    (idle_time && nla_put_u64_64bit(msg, RECOUNT_A_USAGE_IDLE_TIME,
+					    *idle_time, RECOUNT_A_USAGE_PAD))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int recount_nl_put_flags(struct sk_buff *msg)
+{
+	u32 flags = recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED;
+
+	return nla_put_u32(msg, RECOUNT_A_FLAGS, flags);
+}
+
+static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t)
+{
+	struct recount_usage usage;
+	char comm[TASK_COMM_LEN];
+
+	recount_thread_read(t, &usage);
+	get_task_comm(comm, t);
+	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_vnr(t)) ||
+	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(t)) ||
+	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
+	    recount_nl_put_flags(msg))
+		return -EMSGSIZE;
+	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, &usage, NULL);
+}
+
+static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader)
+{
+	struct recount_usage total, exited;
+	char comm[TASK_COMM_LEN];
+
+	recount_process_read(leader->signal, &total, &exited);
+	get_task_comm(comm, leader);
+	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(leader)) ||
+	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
+	    recount_nl_put_flags(msg) ||
+	    recount_nl_put_usage(msg, RECOUNT_A_USAGE, &total, NULL))
+		return -EMSGSIZE;
+	return recount_nl_put_usage(msg, RECOUNT_A_EXITED, &exited, NULL);
+}
+
+static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu)
+{
+	struct recount_cpu_usage cu;
+
+	recount_cpu_read(cpu, &cu);
+	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) || recount_nl_put_flags(msg))
+		return -EMSGSIZE;
+	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, &cu.usage, &cu.idle_time);
+}
+
+/*
+ * Find the thread (PIDTYPE_PID) or process leader (PIDTYPE_TGID) that @attr
+ * names in the caller's pid namespace, if the caller may read it. Returns it
+ * with a reference held, or an ERR_PTR with the reason in extack.
+ */
+static struct task_struct *recount_nl_get_task(struct genl_info *info, int attr,
+					       enum pid_type type)
+{
+	struct nlattr *nla = info->attrs[attr];
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(find_vpid(nla_get_u32(nla)), type);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+
+	if (!t) {
+		if (type == PIDTYPE_PID)
+			NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such thread");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such process");
+		return ERR_PTR(-ESRCH);
+	}
+	if (!ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS)) {
+		put_task_struct(t);
+		NL_SET_ERR_MSG_ATTR(info->extack, nla,
+				    "not allowed to read this task (needs ptrace read access)");
+		return ERR_PTR(-EACCES);
+	}
+	return t;
+}
+
+static int recount_nl_check_cpu(struct genl_info *info, unsigned int cpu)
+{
+	struct nlattr *nla = info->attrs[RECOUNT_A_CPU];
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nla,
+					"no CPU %u (possible CPUs: %*pbl)",
+					cpu, cpumask_pr_args(cpu_possible_mask));
+		return -EINVAL;
+	}
+	if (!cpu_present(cpu)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nla, "CPU not present");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Exactly one of pid, tgid and cpu selects the record. */
+static int recount_nl_selector(struct genl_info *info)
+{
+	static const int selectors[] = { RECOUNT_A_PID, RECOUNT_A_TGID, RECOUNT_A_CPU };
+	int i, found = 0;
+
+	for (i = 0; i < ARRAY_SIZE(selectors); i++) {
+		if (!info->attrs[selectors[i]])
+			continue;
+		if (found) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[selectors[i]],
+					    "pid, tgid and cpu are mutually exclusive");
+			return -EINVAL;
+		}
+		found = selectors[i];
+	}
+	if (!found) {
+		NL_SET_ERR_MSG(info->extack, "one of pid, tgid or cpu is required");
+		return -EINVAL;
+	}
+	return found;
+}
+
+/**
+ * recount_nl_get_doit() - handle RECOUNT_CMD_GET
+ * @skb: the request
+ * @info: the request's attributes, extack and sender
+ *
+ * Return: 0 with the record sent as reply, or a negative errno with the reason
+ * in extack.
+ */
+int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct task_struct *t = NULL;
+	struct sk_buff *msg;
+	unsigned int cpu = 0;
+	int sel, err;
+	void *hdr;
+
+	sel = recount_nl_selector(info);
+	if (sel < 0)
+		return sel;
+
+	if (sel == RECOUNT_A_CPU) {
+		cpu = nla_get_u32(info->attrs[RECOUNT_A_CPU]);
+		err = recount_nl_check_cpu(info, cpu);
+		if (err)
+			return err;
+	} else {
+		t = recount_nl_get_task(info, sel, sel == RECOUNT_A_PID ?
+					PIDTYPE_PID : PIDTYPE_TGID);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+	}
+
+	err = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_iput(msg, info);
+	if (!hdr)
+		goto out_free;
+
+	/* Values of the caller, its process and its CPU include this moment. */
+	recount_update_current();
+
+	if (sel == RECOUNT_A_PID)
+		err = recount_nl_fill_thread(msg, t);
+	else if (sel == RECOUNT_A_TGID)
+		err = recount_nl_fill_process(msg, t);
+	else
+		err = recount_nl_fill_cpu(msg, cpu);
+	if (err)
+		goto out_free;
+
+	genlmsg_end(msg, hdr);
+	err = genlmsg_reply(msg, info);
+	goto out;
+
+out_free:
+	nlmsg_free(msg);
+out:
+	if (t)
+		put_task_struct(t);
+	return err;
+}
+
+static int __init recount_nl_init(void)
+{
+	return genl_register_family(&recount_nl_family);
+}
+late_initcall(recount_nl_init);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/recount.yaml */
+/* YNL-GEN kernel header */
+
+#ifndef _LINUX_RECOUNT_GEN_H
+#define _LINUX_RECOUNT_GEN_H
+
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+#include <uapi/linux/recount.h>
+
+int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+
+extern struct genl_family recount_nl_family;
+
+#endif /* _LINUX_RECOUNT_GEN_H */

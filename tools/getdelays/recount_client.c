@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A client of the RECOUNT generic netlink family, on libnl-genl-3.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "recount_client.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+int rc_open(struct rc_client *c)
+{
+	int one = 1, err;
+
+	c->sk = nl_socket_alloc();
+	if (!c->sk)
+		return -ENOMEM;
+	err = genl_connect(c->sk);
+	if (err < 0) {
+		rc_close(c);
+		return -EIO;
+	}
+	/* Ask for the kernel's reason with every error (extended ACK). */
+	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+
+	c->family = genl_ctrl_resolve(c->sk, RECOUNT_FAMILY_NAME);
+	if (c->family < 0) {
+		rc_close(c);
+		return -ENOENT;
+	}
+	if (c->verbose)
+		fprintf(stderr, "getdelays: family %s has id %d\n",
+			RECOUNT_FAMILY_NAME, c->family);
+	return 0;
+}
+
+void rc_close(struct rc_client *c)
+{
+	nl_socket_free(c->sk);
+	c->sk = NULL;
+}
+
+static struct nla_policy usage_policy[RECOUNT_A_USAGE_MAX + 1] = {
+	[RECOUNT_A_USAGE_USER_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_USAGE_KERNEL_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_USAGE_IDLE_TIME] = { .type = NLA_U64 },
+};
+
+static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
+	[RECOUNT_A_PID] = { .type = NLA_U32 },
+	[RECOUNT_A_TGID] = { .type = NLA_U32 },
+	[RECOUNT_A_CPU] = { .type = NLA_U32 },
+	[RECOUNT_A_COMM] = { .type = NLA_STRING },
+	[RECOUNT_A_FLAGS] = { .type = NLA_U32 },
+	[RECOUNT_A_USAGE] = { .type = NLA_NESTED },
+	[RECOUNT_A_EXITED] = { .type = NLA_NESTED },
+};
+
+static int decode_usage(struct nlattr *nest, struct rc_usage *u)
+{
+	struct nlattr *tb[RECOUNT_A_USAGE_MAX + 1];
+	int err;
+
+	/* Attributes newer than this client are skipped, not rejected. */
+	err = nla_parse_nested(tb, RECOUNT_A_USAGE_MAX, nest, usage_policy);
+	if (err < 0)
+		return -EPROTO;
+	memset(u, 0, sizeof(*u));
+	if (tb[RECOUNT_A_USAGE_USER_TIME]) {
+		u->has_user = true;
+		u->user_ns = nla_get_u64(tb[RECOUNT_A_USAGE_USER_TIME]);
+	}
+	if (tb[RECOUNT_A_USAGE_KERNEL_TIME]) {
+		u->has_kernel = true;
+		u->kernel_ns = nla_get_u64(tb[RECOUNT_A_USAGE_KERNEL_TIME]);
+	}
+	if (tb[RECOUNT_A_USAGE_IDLE_TIME]) {
+		u->has_idle = true;
+		u->idle_ns = nla_get_u64(tb[RECOUNT_A_USAGE_IDLE_TIME]);
+	}
+	return 0;
+}
+
+int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
+{
+	struct nlattr *tb[RECOUNT_A_MAX + 1];
+
+	memset(rec, 0, sizeof(*rec));
+	if (nla_parse(tb, RECOUNT_A_MAX, attrs, len, record_policy) < 0)
+		return -EPROTO;
+	if (tb[RECOUNT_A_PID]) {
+		rec->has_pid = true;
+		rec->pid = nla_get_u32(tb[RECOUNT_A_PID]);
+	}
+	if (tb[RECOUNT_A_TGID]) {
+		rec->has_tgid = true;
+		rec->tgid = nla_get_u32(tb[RECOUNT_A_TGID]);
+	}
+	if (tb[RECOUNT_A_CPU]) {
+		rec->has_cpu = true;
+		rec->cpu = nla_get_u32(tb[RECOUNT_A_CPU]);
+	}
+	if (tb[RECOUNT_A_COMM])
+		nla_strlcpy(rec->comm, tb[RECOUNT_A_COMM], sizeof(rec->comm));
+	if (tb[RECOUNT_A_FLAGS]) {
+		rec->has_flags = true;
+		rec->flags = nla_get_u32(tb[RECOUNT_A_FLAGS]);
+	}
+	if (tb[RECOUNT_A_USAGE]) {
+		rec->has_usage = true;
+		if (decode_usage(tb[RECOUNT_A_USAGE], &rec->usage))
+			return -EPROTO;
+	}
+	if (tb[RECOUNT_A_EXITED]) {
+		rec->has_exited = true;
+		if (decode_usage(tb[RECOUNT_A_EXITED], &rec->exited))
+			return -EPROTO;
+	}
+	return 0;
+}
+
+struct rc_request {
+	struct rc_client *c;
+	struct rc_record *rec;
+	int decoded;
+};
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct rc_request *req = arg;
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+
+	if (rc_decode_record(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->rec))
+		return NL_STOP;
+	req->decoded = 1;
+	return NL_OK;
+}
+
+/* Keep the errno and the extended ACK message of an error reply. */
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct rc_request *req = arg;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	int off = sizeof(*e);
+	struct nlattr *a;
+	int rem;
+
+	(void)nla;
+	req->c->error = e->error;
+	req->c->extack[0] = '\0';
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	rem = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
+	nla_for_each_attr(a, (struct nlattr *)((char *)e + off), rem, rem) {
+		if (nla_type(a) == NLMSGERR_ATTR_MSG)
+			nla_strlcpy(req->c->extack, a, sizeof(req->c->extack));
+	}
+	return NL_STOP;
+}
+
+int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
+	   struct rc_record *rec)
+{
+	struct rc_request req = { .c = c, .rec = rec };
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int err;
+
+	c->error = 0;
+	c->extack[0] = '\0';
+	msg = nlmsg_alloc();
+	if (!msg)
+		return -ENOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0,
+			 RECOUNT_CMD_GET, RECOUNT_FAMILY_VERSION) ||
+	    nla_put_u32(msg, sel, id) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	err = nl_send_auto(c->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0)
+		return -EIO;
+
+	cb = nl_cb_clone(nl_socket_get_cb(c->sk));
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
+	err = nl_recvmsgs(c->sk, cb);
+	nl_cb_put(cb);
+	if (c->error)
+		return c->error;
+	if (err < 0 || !req.decoded)
+		return -EPROTO;
+	return 0;
+}

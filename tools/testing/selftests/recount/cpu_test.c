@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: per-CPU user, kernel and idle time.
+ *
+ * Every nanosecond of a CPU is user, kernel or idle time, so their sum grows
+ * with the elapsed time; and what a thread pinned to a CPU does shows on
+ * that CPU.
+ */
+#define _GNU_SOURCE
+#include <sys/sysinfo.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+struct cpu_sample {
+	struct rnl_record rec;
+	unsigned long long at;	/* CLOCK_MONOTONIC, midpoint of the read */
+};
+
+static int sample_cpu(struct rnl *nl, int cpu, struct cpu_sample *s)
+{
+	unsigned long long t0 = now_ns();
+	struct rnl_reply r;
+	int err;
+
+	err = rnl_get(nl, RECOUNT_A_CPU, cpu, &r);
+	s->at = t0 + (now_ns() - t0) / 2;
+	s->rec = r.rec;
+	return err;
+}
+
+static unsigned long long cpu_sum(const struct rnl_record *r)
+{
+	return r->usage.user + r->usage.kernel + r->usage.idle;
+}
+
+/* Per CPU, user + kernel + idle grows by the elapsed time, within 2%. */
+TEST_F(recount, cpu_time_adds_up_to_elapsed)
+{
+	int cpu, ncpu = get_nprocs();
+	struct cpu_sample a[64], b[64];
+
+	ASSERT_LE(ncpu, 64);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a[cpu]));
+	/* Keep one CPU busy in user mode meanwhile, sleep on the others. */
+	spin_user(300 * NSEC_PER_MSEC);
+	sleep_ns(700 * NSEC_PER_MSEC);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b[cpu]));
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		unsigned long long elapsed = b[cpu].at - a[cpu].at;
+		unsigned long long sum = cpu_sum(&b[cpu].rec) - cpu_sum(&a[cpu].rec);
+		unsigned long long diff = sum > elapsed ? sum - elapsed : elapsed - sum;
+
+		ASSERT_TRUE(b[cpu].rec.usage.has_idle);
+		TH_LOG("cpu %d: elapsed %llu us, user %llu, kernel %llu, idle %llu",
+		       cpu, elapsed / 1000,
+		       (b[cpu].rec.usage.user - a[cpu].rec.usage.user) / 1000,
+		       (b[cpu].rec.usage.kernel - a[cpu].rec.usage.kernel) / 1000,
+		       (b[cpu].rec.usage.idle - a[cpu].rec.usage.idle) / 1000);
+		EXPECT_LE(diff, elapsed / 50);
+	}
+}
+
+/* A thread pinned to a CPU puts its user time on that CPU. */
+TEST_F(recount, pinned_thread_charges_its_cpu)
+{
+	int cpu = get_nprocs() > 1 ? 1 : 0;
+	struct cpu_sample a, b;
+	struct rnl_record ta, tb;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work_spin_user, 400 * NSEC_PER_MSEC, cpu));
+	GET(RECOUNT_A_PID, w.tid, &ta);
+	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
+	GET(RECOUNT_A_PID, w.tid, &tb);
+	worker_stop(&w);
+
+	/* The CPU ran at least the thread's user time, in user mode. */
+	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, tb.usage.user - ta.usage.user);
+	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, 400 * NSEC_PER_MSEC * 9 / 10);
+}
+
+TEST_HARNESS_MAIN

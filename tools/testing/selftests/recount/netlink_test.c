@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: the RECOUNT netlink family's answers to bad requests, and who may
+ * read what.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <sched.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+/* The kernel answered @r with errno @err and an extack message holding @msg. */
+static void expect_error(struct __test_metadata *_metadata,
+			 const struct rnl_reply *r, int err, const char *msg)
+{
+	EXPECT_EQ(err, r->error);
+	EXPECT_NE(NULL, strstr(r->extack, msg))
+		TH_LOG("extack '%s', expected '%s'", r->extack, msg);
+}
+
+#define EXPECT_ERROR(reply, err, msg) expect_error(_metadata, &(reply), err, msg)
+
+TEST_F(recount, no_selector)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_ERROR(r, -EINVAL, "one of pid, tgid or cpu is required");
+}
+
+TEST_F(recount, two_selectors)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_put_u32(&m, RECOUNT_A_PID, getpid());
+	rnl_put_u32(&m, RECOUNT_A_CPU, 0);
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_ERROR(r, -EINVAL, "mutually exclusive");
+	/* The offset points at the second selector. */
+	EXPECT_TRUE(r.has_offs);
+	EXPECT_EQ(NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN + 4, r.extack_offs);
+}
+
+TEST_F(recount, unknown_pid_and_tgid)
+{
+	struct rnl_reply r;
+	struct worker w;
+
+	/* Past the default pid_max: no such task can exist. */
+	rnl_get(&self->nl, RECOUNT_A_PID, 4194304, &r);
+	EXPECT_ERROR(r, -ESRCH, "no such thread");
+	rnl_get(&self->nl, RECOUNT_A_TGID, 4194304, &r);
+	EXPECT_ERROR(r, -ESRCH, "no such process");
+
+	/* A thread id is not a process id. */
+	ASSERT_EQ(0, worker_start(&w, work_sleep, 0, -1));
+	rnl_get(&self->nl, RECOUNT_A_TGID, w.tid, &r);
+	EXPECT_ERROR(r, -ESRCH, "no such process");
+	rnl_get(&self->nl, RECOUNT_A_PID, w.tid, &r);
+	EXPECT_EQ(0, r.error);
+	EXPECT_EQ(w.tid, r.rec.pid);
+	EXPECT_EQ(getpid(), r.rec.tgid);
+	worker_stop(&w);
+}
+
+/* The policy's minimum: netlink reports a value out of range as ERANGE. */
+TEST_F(recount, pid_zero_fails_policy)
+{
+	struct rnl_reply r;
+
+	rnl_get(&self->nl, RECOUNT_A_PID, 0, &r);
+	EXPECT_ERROR(r, -ERANGE, "out of range");
+	EXPECT_TRUE(r.has_offs);
+	rnl_get(&self->nl, RECOUNT_A_TGID, 0, &r);
+	EXPECT_ERROR(r, -ERANGE, "out of range");
+}
+
+TEST_F(recount, bad_cpu)
+{
+	struct rnl_reply r;
+
+	rnl_get(&self->nl, RECOUNT_A_CPU, (__u32)-1, &r);
+	EXPECT_ERROR(r, -EINVAL, "no CPU 4294967295");
+	rnl_get(&self->nl, RECOUNT_A_CPU, get_nprocs_conf() + 64, &r);
+	EXPECT_ERROR(r, -EINVAL, "no CPU");
+	rnl_get(&self->nl, RECOUNT_A_CPU, 0, &r);
+	EXPECT_EQ(0, r.error);
+	EXPECT_TRUE(r.rec.has_cpu);
+	EXPECT_EQ(0, r.rec.cpu);
+}
+
+TEST_F(recount, wrong_attribute_length)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+	__u16 short_pid = 1;
+
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_put(&m, RECOUNT_A_PID, &short_pid, sizeof(short_pid));
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]) TH_LOG("no extack message");
+}
+
+TEST_F(recount, unknown_attribute_rejected)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+
+	/* Strict validation: an attribute the policy does not know is an error. */
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_put_u32(&m, RECOUNT_A_PID, getpid());
+	rnl_put_u32(&m, RECOUNT_A_MAX + 10, 0);
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]) TH_LOG("no extack message");
+}
+
+TEST_F(recount, unknown_command)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_MAX + 10, 0);
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_EQ(-EOPNOTSUPP, r.error);
+}
+
+TEST_F(recount, truncated_message)
+{
+	struct rnl_reply r;
+	struct rnl_msg m;
+
+	/* A netlink header followed by half a genetlink header. */
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_GET, 0);
+	m.len = NLMSG_HDRLEN + 2;
+	((struct nlmsghdr *)m.buf)->nlmsg_len = m.len;
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+}
+
+/* Run @fn as nobody (uid/gid 65534, no capabilities); returns its exit status. */
+static int as_nobody(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int nobody_reads(void *arg)
+{
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (rnl_open(&nl))
+		return 1;
+	/* Another user's task: EACCES, with a reason. */
+	rnl_get(&nl, RECOUNT_A_PID, 1, &r);
+	if (r.error != -EACCES || !strstr(r.extack, "not allowed"))
+		return 2;
+	rnl_get(&nl, RECOUNT_A_TGID, 1, &r);
+	if (r.error != -EACCES)
+		return 3;
+	/* Its own thread and process, and any CPU: no privilege needed. */
+	if (rnl_get(&nl, RECOUNT_A_PID, sys_gettid(), &r) || r.rec.usage.kernel == 0)
+		return 4;
+	if (rnl_get(&nl, RECOUNT_A_TGID, getpid(), &r))
+		return 5;
+	if (rnl_get(&nl, RECOUNT_A_CPU, 0, &r))
+		return 6;
+	rnl_close(&nl);
+	return 0;
+}
+
+TEST_F(recount, unprivileged_reads_only_its_own)
+{
+	EXPECT_EQ(0, as_nobody(nobody_reads, NULL));
+}
+
+/*
+ * In a new pid namespace, pids in requests and records are that namespace's:
+ * the first process is pid 1, and tasks outside it do not exist.
+ */
+static int pidns_reads(void *arg)
+{
+	pid_t outside = *(pid_t *)arg;
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (getpid() != 1)
+		return 1;
+	if (rnl_open(&nl))
+		return 2;
+	if (rnl_get(&nl, RECOUNT_A_PID, 1, &r) || r.rec.pid != 1 || r.rec.tgid != 1)
+		return 3;
+	if (rnl_get(&nl, RECOUNT_A_TGID, 1, &r) || r.rec.tgid != 1)
+		return 4;
+	rnl_get(&nl, RECOUNT_A_PID, outside, &r);
+	if (r.error != -ESRCH)
+		return 5;
+	rnl_close(&nl);
+	return 0;
+}
+
+TEST_F(recount, pid_namespace)
+{
+	pid_t outside = getppid() > 1 ? getppid() : 2;
+	int status;
+	pid_t pid;
+
+	/* A pid the child cannot see, and that is not 1 in its namespace. */
+	if (outside == 1)
+		outside = 2;
+	if (unshare(CLONE_NEWPID))
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n): %s", strerror(errno));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(pidns_reads(&outside));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN

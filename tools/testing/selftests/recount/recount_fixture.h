@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fixture every recount selftest uses: a RECOUNT socket, with recount on.
+ * Include after kselftest_harness.h.
+ */
+#ifndef _RECOUNT_FIXTURE_H
+#define _RECOUNT_FIXTURE_H
+
+#include "recount_nl.h"
+#include "recount_util.h"
+
+FIXTURE(recount) {
+	struct rnl nl;
+};
+
+FIXTURE_SETUP(recount)
+{
+	int err = rnl_open(&self->nl);
+
+	if (err == -ENOENT)
+		SKIP(return, "the kernel has no RECOUNT netlink family (CONFIG_RECOUNT=n)");
+	ASSERT_EQ(0, err);
+	if (recount_sysctl_get() != 1)
+		ASSERT_EQ(0, recount_sysctl_set(1)) TH_LOG("cannot switch recount on");
+}
+
+FIXTURE_TEARDOWN(recount)
+{
+	rnl_close(&self->nl);
+}
+
+/* Get a record or fail the test with the kernel's reason. */
+#define GET(sel, id, out) do {							\
+	__u32 __id = (id);							\
+	struct rnl_reply __r;							\
+	int __err = rnl_get(&self->nl, (sel), __id, &__r);			\
+	ASSERT_EQ(0, __err) TH_LOG("get %s %u: %s (%s)", #sel, __id,		\
+				   strerror(-__err), __r.extack);		\
+	*(out) = __r.rec;							\
+} while (0)
+
+/*
+ * Wait until thread @tid is at rest (blocked, switched out): two reads 20 ms
+ * apart are equal, which a running thread cannot manage with a periodic tick.
+ * Returns 0 with its record, or a negative errno.
+ */
+static inline int wait_at_rest(struct rnl *nl, pid_t tid, struct rnl_record *rec)
+{
+	struct rnl_reply a, b;
+	int err, tries;
+
+	for (tries = 0; tries < 200; tries++) {
+		err = rnl_get(nl, RECOUNT_A_PID, tid, &a);
+		if (err)
+			return err;
+		sleep_ns(20 * NSEC_PER_MSEC);
+		err = rnl_get(nl, RECOUNT_A_PID, tid, &b);
+		if (err)
+			return err;
+		if (a.rec.usage.user == b.rec.usage.user &&
+		    a.rec.usage.kernel == b.rec.usage.kernel) {
+			*rec = b.rec;
+			return 0;
+		}
+	}
+	return -EBUSY;
+}
+
+#define AT_REST(tid, out) do {							\
+	pid_t __tid = (tid);							\
+	ASSERT_EQ(0, wait_at_rest(&self->nl, __tid, (out)))			\
+		TH_LOG("thread %d never came to rest", (int)__tid);		\
+} while (0)
+
+#endif /* _RECOUNT_FIXTURE_H */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A small raw generic netlink client of the RECOUNT family for the selftests.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "recount_nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define RNL_ATTR_DATA(a)	((void *)((char *)(a) + NLA_HDRLEN))
+#define RNL_ATTR_LEN(a)		((int)(a)->nla_len - NLA_HDRLEN)
+
+/* Is @a a whole attribute within the @rem bytes left? */
+static bool rnl_attr_ok(const struct nlattr *a, int rem)
+{
+	return rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem;
+}
+
+static struct nlattr *rnl_attr_next(const struct nlattr *a, int *rem)
+{
+	*rem -= NLA_ALIGN(a->nla_len);
+	return (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+}
+
+/* Copy a string attribute, NUL-terminated even if the kernel's was not. */
+static void rnl_attr_strcpy(char *dst, size_t size, const struct nlattr *a)
+{
+	size_t len = RNL_ATTR_LEN(a);
+
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, RNL_ATTR_DATA(a), len);
+	dst[len] = '\0';
+}
+
+void rnl_msg_init(struct rnl *nl, struct rnl_msg *m, __u8 cmd, __u16 flags)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)m->buf;
+	struct genlmsghdr *gh = NLMSG_DATA(nlh);
+
+	memset(m->buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	m->len = NLMSG_HDRLEN + GENL_HDRLEN;
+	nlh->nlmsg_type = nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	gh->cmd = cmd;
+	gh->version = RECOUNT_FAMILY_VERSION;
+	nlh->nlmsg_len = m->len;
+}
+
+void rnl_put(struct rnl_msg *m, __u16 type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + m->len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy(RNL_ATTR_DATA(a), data, len);
+	memset((char *)RNL_ATTR_DATA(a) + len, 0, NLA_ALIGN(a->nla_len) - a->nla_len);
+	m->len += NLA_ALIGN(a->nla_len);
+	((struct nlmsghdr *)m->buf)->nlmsg_len = m->len;
+}
+
+void rnl_put_u32(struct rnl_msg *m, __u16 type, __u32 v)
+{
+	rnl_put(m, type, &v, sizeof(v));
+}
+
+static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
+{
+	int len = RNL_ATTR_LEN(nest);
+	struct nlattr *a;
+
+	memset(u, 0, sizeof(*u));
+	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		__u64 v;
+
+		if (RNL_ATTR_LEN(a) != sizeof(v))
+			continue;
+		memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case RECOUNT_A_USAGE_USER_TIME:
+			u->user = v;
+			break;
+		case RECOUNT_A_USAGE_KERNEL_TIME:
+			u->kernel = v;
+			break;
+		case RECOUNT_A_USAGE_IDLE_TIME:
+			u->idle = v;
+			u->has_idle = true;
+			break;
+		}
+	}
+}
+
+static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
+{
+	int len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	struct nlattr *a;
+
+	memset(r, 0, sizeof(*r));
+	for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	     rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case RECOUNT_A_PID:
+			r->has_pid = true;
+			memcpy(&r->pid, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_TGID:
+			r->has_tgid = true;
+			memcpy(&r->tgid, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_CPU:
+			r->has_cpu = true;
+			memcpy(&r->cpu, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_FLAGS:
+			memcpy(&r->flags, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_COMM:
+			rnl_attr_strcpy(r->comm, sizeof(r->comm), a);
+			break;
+		case RECOUNT_A_USAGE:
+			parse_usage(a, &r->usage);
+			break;
+		case RECOUNT_A_EXITED:
+			r->has_exited = true;
+			parse_usage(a, &r->exited);
+			break;
+		}
+	}
+}
+
+static void parse_error(struct nlmsghdr *nlh, struct rnl_reply *reply)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	int off = sizeof(*e), len;
+	struct nlattr *a;
+
+	reply->error = e->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
+	for (a = (struct nlattr *)((char *)e + off); rnl_attr_ok(a, len);
+	     a = rnl_attr_next(a, &len)) {
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			rnl_attr_strcpy(reply->extack, sizeof(reply->extack), a);
+		if (a->nla_type == NLMSGERR_ATTR_OFFS) {
+			memcpy(&reply->extack_offs, RNL_ATTR_DATA(a), 4);
+			reply->has_offs = true;
+		}
+	}
+}
+
+int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply)
+{
+	__u32 seq = ((struct nlmsghdr *)m->buf)->nlmsg_seq;
+	__u64 msgs[2048];
+	char *buf = (char *)msgs;
+	bool done = false;
+
+	memset(reply, 0, sizeof(*reply));
+	if (send(nl->fd, m->buf, m->len, 0) != (ssize_t)m->len)
+		return reply->error = -errno;
+
+	while (!done) {
+		struct nlmsghdr *nlh;
+		ssize_t n = recv(nl->fd, buf, sizeof(msgs), 0);
+		int len = n;
+
+		if (n < 0)
+			return reply->error = -errno;
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				parse_error(nlh, reply);
+				done = true;
+			} else if (nlh->nlmsg_type == NLMSG_DONE) {
+				done = true;
+			} else if (nlh->nlmsg_type == nl->family) {
+				if (!reply->nrec++)
+					parse_record(nlh, &reply->rec);
+			}
+		}
+	}
+	return reply->error;
+}
+
+int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+
+	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_put_u32(&m, sel, id);
+	return rnl_transact(nl, &m, reply);
+}
+
+/* Resolve the family id with CTRL_CMD_GETFAMILY. */
+static int rnl_resolve(struct rnl *nl)
+{
+	struct rnl ctrl = { .fd = nl->fd, .family = GENL_ID_CTRL, .seq = nl->seq };
+	__u64 msgs[1024];
+	char *buf = (char *)msgs;
+	struct nlmsghdr *nlh;
+	struct rnl_msg m;
+	int len;
+
+	rnl_msg_init(&ctrl, &m, CTRL_CMD_GETFAMILY, 0);
+	((struct genlmsghdr *)(m.buf + NLMSG_HDRLEN))->version = 1;
+	rnl_put(&m, CTRL_ATTR_FAMILY_NAME, RECOUNT_FAMILY_NAME, sizeof(RECOUNT_FAMILY_NAME));
+	nl->seq = ctrl.seq;
+	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
+		return -errno;
+	for (;;) {
+		len = recv(nl->fd, buf, sizeof(msgs), 0);
+		if (len < 0)
+			return -errno;
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+				if (e->error == -ENOENT)
+					return -ENOENT;
+				if (e->error)
+					return e->error;
+				return nl->family ? 0 : -ENOENT;
+			}
+			if (nlh->nlmsg_type == GENL_ID_CTRL) {
+				int alen = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+				struct nlattr *a;
+
+				for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+				     rnl_attr_ok(a, alen); a = rnl_attr_next(a, &alen))
+					if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+						memcpy(&nl->family, RNL_ATTR_DATA(a), 2);
+			}
+		}
+	}
+}
+
+int rnl_open(struct rnl *nl)
+{
+	int one = 1, err;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		return -errno;
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	err = rnl_resolve(nl);
+	if (err) {
+		close(nl->fd);
+		nl->fd = -1;
+	}
+	return err;
+}
+
+void rnl_close(struct rnl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+}

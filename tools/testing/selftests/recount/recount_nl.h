@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small raw generic netlink client of the RECOUNT family for the selftests:
+ * no libnl, so that tests can also send malformed messages and read the
+ * kernel's extended ACK.
+ */
+#ifndef _RECOUNT_NL_H
+#define _RECOUNT_NL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/recount.h>
+
+struct rnl {
+	int fd;
+	__u16 family;
+	__u32 seq;
+};
+
+struct rnl_usage {
+	bool has_idle;
+	__u64 user, kernel, idle;
+};
+
+struct rnl_record {
+	bool has_pid, has_tgid, has_cpu, has_exited;
+	__u32 pid, tgid, cpu, flags;
+	char comm[32];
+	struct rnl_usage usage, exited;
+};
+
+/* A request being built. */
+struct rnl_msg {
+	union {
+		char buf[4096];
+		__u64 align;
+	};
+	size_t len;
+};
+
+/* The kernel's answer to one request. */
+struct rnl_reply {
+	int error;		/* 0, or the negative errno the kernel returned */
+	char extack[256];	/* NLMSGERR_ATTR_MSG, if any */
+	__u32 extack_offs;	/* NLMSGERR_ATTR_OFFS, if any */
+	bool has_offs;
+	struct rnl_record rec;	/* the first record, when error == 0 */
+	int nrec;		/* how many records came */
+};
+
+/* Returns 0, -ENOENT without a RECOUNT family, or another negative errno. */
+int rnl_open(struct rnl *nl);
+void rnl_close(struct rnl *nl);
+
+void rnl_msg_init(struct rnl *nl, struct rnl_msg *m, __u8 cmd, __u16 flags);
+void rnl_put(struct rnl_msg *m, __u16 type, const void *data, size_t len);
+void rnl_put_u32(struct rnl_msg *m, __u16 type, __u32 v);
+
+/* Send @m as it is and read the answer up to its ACK. Returns reply->error. */
+int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply);
+
+/* RECOUNT_CMD_GET of one pid, tgid or cpu (@sel is the attribute type). */
+int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply);
+
+static inline __u64 rnl_cpu_time(const struct rnl_usage *u)
+{
+	return u->user + u->kernel;
+}
+
+#endif /* _RECOUNT_NL_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Workloads and helpers shared by the recount selftests.
+ */
+#ifndef _RECOUNT_UTIL_H
+#define _RECOUNT_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+
+#define RECOUNT_SYSCTL	"/proc/sys/kernel/recount"
+
+static inline unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static inline void sleep_ns(unsigned long long ns)
+{
+	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Spin in user mode for @ns of wall time, looking at the clock rarely. */
+static inline void spin_user(unsigned long long ns)
+{
+	unsigned long long end = now_ns() + ns;
+	unsigned long x = 0;
+	int i;
+
+	do {
+		for (i = 0; i < 200000; i++) {
+			x++;
+			/* Keep the compiler from folding the loop away. */
+			asm volatile("" : "+r" (x));
+		}
+	} while (now_ns() < end);
+}
+
+/* Spend @ns of wall time in syscalls that work in the kernel: reading zeroes. */
+static inline void spin_kernel(unsigned long long ns)
+{
+	static char buf[65536];
+	unsigned long long end = now_ns() + ns;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		abort();
+	do {
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			abort();
+	} while (now_ns() < end);
+	close(fd);
+}
+
+static inline pid_t sys_gettid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* Read kernel.recount; -1 if it does not exist. */
+static inline int recount_sysctl_get(void)
+{
+	char c = 0;
+	int fd = open(RECOUNT_SYSCTL, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
+/* Write kernel.recount; returns 0 or -errno. */
+static inline int recount_sysctl_set(int on)
+{
+	int fd = open(RECOUNT_SYSCTL, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1\n" : "0\n", 2) != 2)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A thread that runs a piece of work each time it is told to, and otherwise
+ * blocks in read(): between two runs its values are stable.
+ */
+struct worker {
+	pthread_t thread;
+	pid_t tid;
+	int go[2], done[2];
+	void (*work)(struct worker *w);
+	unsigned long long arg;
+	int cpu;		/* CPU to pin to, or -1 */
+};
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+	char c = 'r';
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			abort();
+	}
+	w->tid = sys_gettid();
+	if (write(w->done[1], &c, 1) != 1)
+		abort();
+	while (read(w->go[0], &c, 1) == 1 && c == 'r') {
+		w->work(w);
+		if (write(w->done[1], &c, 1) != 1)
+			abort();
+	}
+	return NULL;
+}
+
+/* Start @w; returns once it is blocked waiting for work. */
+static inline int worker_start(struct worker *w, void (*work)(struct worker *),
+			       unsigned long long arg, int cpu)
+{
+	char c;
+
+	memset(w, 0, sizeof(*w));
+	w->work = work;
+	w->arg = arg;
+	w->cpu = cpu;
+	if (pipe(w->go) || pipe(w->done))
+		return -1;
+	if (pthread_create(&w->thread, NULL, worker_main, w))
+		return -1;
+	return read(w->done[0], &c, 1) == 1 ? 0 : -1;
+}
+
+/* Run the work once; returns once the worker is blocked again. */
+static inline int worker_run(struct worker *w)
+{
+	char c = 'r';
+
+	if (write(w->go[1], &c, 1) != 1)
+		return -1;
+	return read(w->done[0], &c, 1) == 1 ? 0 : -1;
+}
+
+static inline void worker_stop(struct worker *w)
+{
+	char c = 'q';
+
+	if (write(w->go[1], &c, 1) != 1)
+		abort();
+	pthread_join(w->thread, NULL);
+	close(w->go[0]);
+	close(w->go[1]);
+	close(w->done[0]);
+	close(w->done[1]);
+}
+
+static inline void work_spin_user(struct worker *w)
+{
+	spin_user(w->arg);
+}
+
+static inline void work_spin_kernel(struct worker *w)
+{
+	spin_kernel(w->arg);
+}
+
+static inline void work_sleep(struct worker *w)
+{
+	sleep_ns(w->arg);
+}
+
+#endif /* _RECOUNT_UTIL_H */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: user and kernel time of threads and processes.
+ *
+ * Each test drives threads through work whose nature is known (spinning in
+ * user mode, working in syscalls, sleeping) and checks that recount put the
+ * time where it belongs. Threads are read while blocked between two pieces of
+ * work, so their values are stable.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+#define SPIN_NS		(400 * NSEC_PER_MSEC)
+
+/*
+ * A thread cannot run longer than the wall time around it; 1% of slack for
+ * the scheduler clock and CLOCK_MONOTONIC, which may tick from different
+ * clock sources.
+ */
+#define WALL_BOUND(wall)	((wall) + (wall) / 100)
+
+/*
+ * Run @work for @ns in a new thread; return what the thread gained meanwhile
+ * in @gained, and in @wall the time from before the first read of the thread
+ * to after the second, which a single thread cannot exceed.
+ */
+static void measure_work(struct __test_metadata *_metadata, struct rnl *nl,
+			 void (*work)(struct worker *w), unsigned long long ns,
+			 struct rnl_usage *gained, unsigned long long *wall)
+{
+	struct rnl_reply a, b;
+	unsigned long long t0;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work, ns, -1));
+	t0 = now_ns();
+	ASSERT_EQ(0, rnl_get(nl, RECOUNT_A_PID, w.tid, &a));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, rnl_get(nl, RECOUNT_A_PID, w.tid, &b));
+	*wall = now_ns() - t0;
+	worker_stop(&w);
+	gained->user = b.rec.usage.user - a.rec.usage.user;
+	gained->kernel = b.rec.usage.kernel - a.rec.usage.kernel;
+	TH_LOG("%llu ms of work: user %llu us, kernel %llu us", *wall / NSEC_PER_MSEC,
+	       gained->user / 1000, gained->kernel / 1000);
+}
+
+/* A thread spinning in user mode gains user time, and barely kernel time. */
+TEST_F(recount, user_time_of_spinning_thread)
+{
+	unsigned long long wall;
+	struct rnl_usage d;
+
+	measure_work(_metadata, &self->nl, work_spin_user, SPIN_NS, &d, &wall);
+	EXPECT_GE(d.user, SPIN_NS * 9 / 10);
+	EXPECT_LE(d.user, WALL_BOUND(wall));
+	EXPECT_LT(d.kernel, d.user / 10);
+}
+
+/* A thread working in syscalls gains kernel time. */
+TEST_F(recount, kernel_time_of_syscalls)
+{
+	unsigned long long wall;
+	struct rnl_usage d;
+
+	measure_work(_metadata, &self->nl, work_spin_kernel, SPIN_NS, &d, &wall);
+	EXPECT_GT(d.kernel, d.user);
+	EXPECT_GE(d.kernel + d.user, SPIN_NS * 9 / 10);
+	EXPECT_LE(d.kernel + d.user, WALL_BOUND(wall));
+}
+
+/* A sleeping thread gains nothing at all: it reaches no accounting point. */
+TEST_F(recount, sleeping_thread_gains_nothing)
+{
+	struct rnl_record a, b;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work_sleep, 1500 * NSEC_PER_MSEC, -1));
+	/* Let the worker go to sleep, then read it twice half a second apart. */
+	ASSERT_EQ(1, write(w.go[1], "r", 1));
+	sleep_ns(200 * NSEC_PER_MSEC);
+	GET(RECOUNT_A_PID, w.tid, &a);
+	sleep_ns(500 * NSEC_PER_MSEC);
+	GET(RECOUNT_A_PID, w.tid, &b);
+	ASSERT_EQ(1, read(w.done[0], &(char){ 0 }, 1));
+	worker_stop(&w);
+
+	EXPECT_EQ(a.usage.user, b.usage.user);
+	EXPECT_EQ(a.usage.kernel, b.usage.kernel);
+}
+
+static unsigned long long schedstat_runtime(pid_t tid)
+{
+	unsigned long long run = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &run) != 1)
+		run = 0;
+	fclose(f);
+	return run;
+}
+
+/*
+ * user + kernel of a thread agrees with the scheduler's sum_exec_runtime
+ * (the first field of /proc/PID/schedstat) within 2%.
+ */
+TEST_F(recount, agrees_with_sum_exec_runtime)
+{
+	unsigned long long rc, sched, diff;
+	struct rnl_record r;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work_spin_user, 150 * NSEC_PER_MSEC, -1));
+	ASSERT_EQ(0, worker_run(&w));
+	w.work = work_spin_kernel;
+	ASSERT_EQ(0, worker_run(&w));
+	w.work = work_spin_user;
+	ASSERT_EQ(0, worker_run(&w));
+
+	AT_REST(w.tid, &r);
+	sched = schedstat_runtime(w.tid);
+	worker_stop(&w);
+	ASSERT_NE(0, sched) TH_LOG("no /proc/PID/schedstat (CONFIG_SCHED_INFO)");
+
+	rc = rnl_cpu_time(&r.usage);
+	diff = rc > sched ? rc - sched : sched - rc;
+	TH_LOG("recount %llu us, sum_exec_runtime %llu us", rc / 1000, sched / 1000);
+	EXPECT_LE(diff, sched / 50);
+}
+
+/* Two back-to-back reads of oneself strictly increase. */
+TEST_F(recount, self_reads_strictly_increase)
+{
+	struct rnl_record a, b;
+	pid_t tid = sys_gettid();
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		GET(RECOUNT_A_PID, tid, &a);
+		GET(RECOUNT_A_PID, tid, &b);
+		ASSERT_GT(b.usage.kernel, a.usage.kernel);
+		ASSERT_GT(b.usage.user, a.usage.user);
+		ASSERT_GT(rnl_cpu_time(&b.usage), rnl_cpu_time(&a.usage));
+	}
+}
+
+/* A kernel thread never runs in user mode: its user time is exactly zero. */
+TEST_F(recount, kernel_thread_has_no_user_time)
+{
+	struct rnl_record r;
+
+	/* pid 2 is kthreadd in the initial pid namespace. */
+	GET(RECOUNT_A_PID, 2, &r);
+	ASSERT_EQ(0, strcmp(r.comm, "kthreadd")) TH_LOG("pid 2 is %s", r.comm);
+	EXPECT_EQ(0, r.usage.user);
+	EXPECT_GT(r.usage.kernel, 0);
+	GET(RECOUNT_A_TGID, 2, &r);
+	EXPECT_EQ(0, r.usage.user);
+}
+
+/*
+ * A process's totals include its exited threads: they never decrease as
+ * threads exit, every thread is at most its process, and at rest the live
+ * threads are exactly the process minus its exited threads.
+ */
+#define NR_WORKERS 4
+
+TEST_F(recount, process_includes_exited_threads)
+{
+	struct rnl_record proc, prev, thr, main_thr;
+	struct worker w[NR_WORKERS];
+	int to_parent[2], to_child[2];
+	__u64 live_user, live_kernel;
+	pid_t child;
+	char c;
+	int i;
+
+	/*
+	 * The process under test is a child whose every thread is blocked when
+	 * we read it; main threads read themselves in the middle of a syscall,
+	 * so they are not at rest.
+	 */
+	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(to_child));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		for (i = 0; i < NR_WORKERS; i++) {
+			if (worker_start(&w[i], i % 2 ? work_spin_kernel : work_spin_user,
+					 60 * NSEC_PER_MSEC, -1) || worker_run(&w[i]))
+				_exit(1);
+			/* Report the tid, wait for the parent's read. */
+			if (write(to_parent[1], &w[i].tid, sizeof(pid_t)) != sizeof(pid_t) ||
+			    read(to_child[0], &c, 1) != 1)
+				_exit(1);
+		}
+		/* Workers exit one by one, the parent reads after each exit. */
+		for (i = 0; i < NR_WORKERS - 1; i++) {
+			worker_stop(&w[i]);
+			if (write(to_parent[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+
+	memset(&prev, 0, sizeof(prev));
+	for (i = 0; i < NR_WORKERS; i++) {
+		pid_t tid;
+
+		ASSERT_EQ(sizeof(pid_t), read(to_parent[0], &tid, sizeof(pid_t)));
+		w[i].tid = tid;
+		GET(RECOUNT_A_PID, tid, &thr);
+		GET(RECOUNT_A_TGID, child, &proc);
+		EXPECT_LE(thr.usage.user, proc.usage.user);
+		EXPECT_LE(thr.usage.kernel, proc.usage.kernel);
+		EXPECT_GE(proc.usage.user, prev.usage.user);
+		EXPECT_GE(proc.usage.kernel, prev.usage.kernel);
+		prev = proc;
+		ASSERT_EQ(1, write(to_child[1], "c", 1));
+	}
+	for (i = 0; i < NR_WORKERS - 1; i++) {
+		ASSERT_EQ(1, read(to_parent[0], &c, 1));
+		/* Worker i has exited (joined); the process does not shrink. */
+		GET(RECOUNT_A_TGID, child, &proc);
+		EXPECT_GE(proc.usage.user, prev.usage.user);
+		EXPECT_GE(proc.usage.kernel, prev.usage.kernel);
+		EXPECT_GE(proc.exited.user + proc.exited.kernel,
+			  prev.exited.user + prev.exited.kernel);
+		prev = proc;
+
+		/*
+		 * At rest (every thread of the child blocked), the live threads
+		 * are exactly the process minus its exited threads.
+		 */
+		AT_REST(child, &main_thr);
+		live_user = main_thr.usage.user;
+		live_kernel = main_thr.usage.kernel;
+		for (int j = i + 1; j < NR_WORKERS; j++) {
+			AT_REST(w[j].tid, &thr);
+			live_user += thr.usage.user;
+			live_kernel += thr.usage.kernel;
+		}
+		GET(RECOUNT_A_TGID, child, &proc);
+		EXPECT_EQ(live_user, proc.usage.user - proc.exited.user);
+		EXPECT_EQ(live_kernel, proc.usage.kernel - proc.exited.kernel);
+		ASSERT_EQ(1, write(to_child[1], "c", 1));
+	}
+	ASSERT_EQ(child, waitpid(child, &i, 0));
+	EXPECT_TRUE(WIFEXITED(i) && WEXITSTATUS(i) == 0);
+	EXPECT_GT(prev.exited.user, 0);
+	EXPECT_GT(prev.exited.kernel, 0);
+}
+
+TEST_HARNESS_MAIN
