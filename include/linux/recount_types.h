@@ -65,12 +65,15 @@ struct recount_thread {
  * struct recount_process - recount's state of a process, in signal_struct
  * @tracks: per CPU, what all threads of the process, live and exited,
  *	consumed on that CPU
- * @exited_lock: serializes threads folding their usage into @exited
+ * @exited_lock: serializes dying threads folding their usage into @exited;
+ *	raw, as they fold with preemption disabled
+ * @exited_seq: lets readers read @exited without the lock
  * @exited: what the exited threads of the process consumed
  */
 struct recount_process {
 	struct recount_track __percpu *tracks;
-	seqlock_t exited_lock;
+	raw_spinlock_t exited_lock;
+	seqcount_raw_spinlock_t exited_seq;
 	struct recount_usage exited;
 };
 

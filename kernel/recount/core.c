@@ -49,7 +49,8 @@
  *   The process tracks are allocated with the process (signal_struct), one
  *   per possible CPU, whether recount is on or not. When a thread dies, its
  *   final usage is also folded into its process's exited usage, under a
- *   seqlock (the only lock recount takes, on the slow exit path).
+ *   raw spinlock with a sequence count for readers (the only lock recount
+ *   takes, on the slow exit path).
  *
  * Readers
  *
@@ -279,9 +280,9 @@ void recount_process_read(struct signal_struct *sig, struct recount_usage *total
 	int cpu;
 
 	do {
-		seq = read_seqbegin(&p->exited_lock);
+		seq = read_seqcount_begin(&p->exited_seq);
 		*exited = p->exited;
-	} while (read_seqretry(&p->exited_lock, seq));
+	} while (read_seqcount_retry(&p->exited_seq, seq));
 
 	memset(total, 0, sizeof(*total));
 	for_each_possible_cpu(cpu) {
@@ -324,6 +325,12 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 		cu->usage.level[RECOUNT_LEVEL_KERNEL].time += now - snap;
 }
 
+static void recount_process_init_exited(struct recount_process *p)
+{
+	raw_spin_lock_init(&p->exited_lock);
+	seqcount_raw_spinlock_init(&p->exited_seq, &p->exited_lock);
+}
+
 /**
  * recount_task_init() - initialize a new thread's state
  * @p: the new thread, not yet running
@@ -350,7 +357,7 @@ int recount_signal_init(struct signal_struct *sig)
 	sig->recount.tracks = alloc_percpu_gfp(struct recount_track, GFP_KERNEL_ACCOUNT);
 	if (!sig->recount.tracks)
 		return -ENOMEM;
-	seqlock_init(&sig->recount.exited_lock);
+	recount_process_init_exited(&sig->recount);
 	return 0;
 }
 
@@ -379,9 +386,11 @@ void recount_thread_dead(struct task_struct *t)
 	struct recount_usage usage;
 
 	recount_track_read(&t->recount.track, &usage);
-	write_seqlock(&p->exited_lock);
+	raw_spin_lock(&p->exited_lock);
+	write_seqcount_begin(&p->exited_seq);
 	recount_usage_sum(&p->exited, &usage);
-	write_sequnlock(&p->exited_lock);
+	write_seqcount_end(&p->exited_seq);
+	raw_spin_unlock(&p->exited_lock);
 }
 
 static DEFINE_MUTEX(recount_control_mutex);
@@ -427,10 +436,8 @@ static bool recount_boot_on __initdata;
 
 static int __init recount_setup(char *str)
 {
-	if (kstrtobool(str, &recount_boot_on)) {
+	if (kstrtobool(str, &recount_boot_on))
 		pr_warn("recount: ignoring recount=%s, expected on or off\n", str);
-		return 0;
-	}
 	return 1;
 }
 __setup("recount=", recount_setup);
@@ -481,7 +488,7 @@ static int __init recount_init(void)
 
 	/* init_task's signal_struct is static: copy_signal() never saw it. */
 	sig->recount.tracks = &recount_init_tracks;
-	seqlock_init(&sig->recount.exited_lock);
+	recount_process_init_exited(&sig->recount);
 
 	recount_sysctl_init();
 	if (recount_boot_on)
