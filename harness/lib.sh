@@ -11,6 +11,10 @@
 
 set -euo pipefail
 
+# Debian's tools first: its python3 is the one with the modules deps.sh
+# installs (yaml, jsonschema for YNL; ply, git for checkpatch's SPDX check).
+export PATH=/usr/bin:/bin:$PATH
+
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$TOP/harness
 CACHE=${RECOUNT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/recount}

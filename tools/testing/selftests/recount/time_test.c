@@ -21,7 +21,10 @@
  * the scheduler clock and CLOCK_MONOTONIC, which may tick from different
  * clock sources.
  */
-#define WALL_BOUND(wall)	((wall) + (wall) / 100)
+static unsigned long long wall_bound(unsigned long long wall)
+{
+	return wall + wall / 100;
+}
 
 /*
  * Run @work for @ns in a new thread; return what the thread gained meanwhile
@@ -57,7 +60,7 @@ TEST_F(recount, user_time_of_spinning_thread)
 
 	measure_work(_metadata, &self->nl, work_spin_user, SPIN_NS, &d, &wall);
 	EXPECT_GE(d.user, SPIN_NS * 9 / 10);
-	EXPECT_LE(d.user, WALL_BOUND(wall));
+	EXPECT_LE(d.user, wall_bound(wall));
 	EXPECT_LT(d.kernel, d.user / 10);
 }
 
@@ -70,7 +73,7 @@ TEST_F(recount, kernel_time_of_syscalls)
 	measure_work(_metadata, &self->nl, work_spin_kernel, SPIN_NS, &d, &wall);
 	EXPECT_GT(d.kernel, d.user);
 	EXPECT_GE(d.kernel + d.user, SPIN_NS * 9 / 10);
-	EXPECT_LE(d.kernel + d.user, WALL_BOUND(wall));
+	EXPECT_LE(d.kernel + d.user, wall_bound(wall));
 }
 
 /* A sleeping thread gains nothing at all: it reaches no accounting point. */
