@@ -14,14 +14,17 @@ log=$AOUT/serial-$mode.log
 
 cmdline="panic=-1 recount=on RECOUNT_MODE=$mode"
 if [ "$mode" = test ]; then
-	cmdline="$cmdline kunit.enable=1"
+	# A two-kind machine and a power model, for the kind and energy tests.
+	cmdline="$cmdline kunit.enable=1 recount_efficiency_cpus=2-3 recount_power_mw=1000,50,300,10"
 else
 	cmdline="$cmdline quiet"
 fi
 cmdline="$cmdline ${BOOT_ARGS:-}"
 case "$ARCH" in
 x86_64)
+	# etc/sercon-port=0 keeps SeaBIOS off the serial console.
 	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 1G
+	      -fw_cfg name=etc/sercon-port,string=0
 	      -kernel "$AOUT/bzImage" -append "console=ttyS0 $cmdline")
 	;;
 arm64)

@@ -17,8 +17,9 @@
 struct task_struct;
 struct signal_struct;
 
-/* Wrapped by recount_sched_switch() in kernel/sched/stats.h, which has the rq. */
+/* Wrapped by kernel/sched/stats.h, which has the rq and its clock. */
 void __recount_sched_switch(struct task_struct *prev, u64 now);
+void __recount_sched_tick(u64 now);
 
 #ifdef CONFIG_RECOUNT
 
@@ -85,8 +86,8 @@ static __always_inline void recount_idle_enter(void)
  * recount_idle_exit() - account a CPU leaving idle
  *
  * Charges the time since recount_idle_enter() to the CPU as idle time.
- * Called by the idle loop with preemption disabled, once the CPU has
- * woken up.
+ * Called by the idle loop once the CPU has woken up, with preemption
+ * disabled; interrupts may be on.
  */
 static __always_inline void recount_idle_exit(void)
 {

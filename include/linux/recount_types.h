@@ -23,20 +23,32 @@ enum recount_level {
 	RECOUNT_NR_LEVELS,
 };
 
+/* The kinds of CPUs, enum recount_kind of <uapi/linux/recount.h>. */
+#define RECOUNT_NR_KINDS	2
+
 /**
  * struct recount_metrics - what is counted at one level
  * @time: time on CPU, in nanoseconds
+ * @cycles: CPU cycles
+ * @instructions: instructions retired
  */
 struct recount_metrics {
 	u64 time;
+	u64 cycles;
+	u64 instructions;
 };
 
 /**
  * struct recount_usage - what a thread, a process or a CPU consumed
  * @level: metrics per privilege level
+ * @energy: energy, in nanojoules, whatever the level
+ * @inexact: RECOUNT_INEXACT_* bits of the metrics that missed part of what
+ *	they should have counted (counters not running); sticky
  */
 struct recount_usage {
 	struct recount_metrics level[RECOUNT_NR_LEVELS];
+	u64 energy;
+	u32 inexact;
 };
 
 /**
@@ -55,10 +67,13 @@ struct recount_track {
 
 /**
  * struct recount_thread - recount's state of a thread, in task_struct
- * @track: what the thread consumed
+ * @seq: sequence count of @kind, odd while the CPU running the thread
+ *	updates it
+ * @kind: what the thread consumed on each kind of CPU
  */
 struct recount_thread {
-	struct recount_track track;
+	unsigned int seq;
+	struct recount_usage kind[RECOUNT_NR_KINDS];
 };
 
 /**

@@ -5,10 +5,13 @@
  * What is measured
  *
  *   For every thread, every process (all of its threads, live and exited)
- *   and every CPU: the time spent on CPU in user mode and in kernel mode.
- *   For every CPU, also the time it spent idle. Nothing is sampled: every
- *   nanosecond a CPU runs is charged to exactly one thread and level, or to
- *   the CPU's idle time.
+ *   and every CPU: the time spent on CPU in user mode and in kernel mode,
+ *   and, where the hardware counts them, the cycles and instructions of each
+ *   mode (pmu.c); the energy used, measured or estimated (energy.c). For
+ *   every CPU, also the time and energy it spent idle. Nothing is sampled:
+ *   every nanosecond a CPU runs is charged to exactly one thread and level,
+ *   or to the CPU's idle time. Threads keep their usage per kind of CPU
+ *   (performance, efficiency: kind.c), processes per CPU.
  *
  * When
  *
@@ -19,25 +22,33 @@
  *     entry from user mode           recount_user_exit()     user -> kernel
  *     return to user mode            recount_user_enter()    kernel -> user
  *     context switch                 recount_sched_switch()  kernel -> kernel
+ *     scheduler tick                 recount_sched_tick()    kernel -> kernel
  *     idle loop waits / wakes up     recount_idle_enter/exit() kernel <-> idle
  *     CPU goes offline               recount_idle_dead()     kernel -> nothing
  *
- *   At each one the CPU takes a new snapshot, computes the delta from the
- *   previous one, and adds it, according to the state it was in, to the
- *   tracks of the running thread, of that thread's process and of the CPU
- *   (or to the CPU's idle time). Kernel threads never enter user mode, so
- *   their user time is exactly zero.
+ *   At each one the CPU takes a new snapshot (its clock and its counters),
+ *   computes the delta from the previous one, and adds it, according to the
+ *   state it was in, to the tracks of the running thread (on the CPU's kind),
+ *   of that thread's process and of the CPU (or to the CPU's idle time).
+ *   The PMU counts user and kernel mode apart (pmu.c), so the counters are
+ *   read only where the running thread changes, at the tick and when a
+ *   thread reads itself: user/kernel transitions take the time alone.
+ *   Kernel threads never enter user mode, so their user time is exactly
+ *   zero. A delta whose counters could not be read at both ends adds none of
+ *   them and marks them inexact in the tracks it goes to.
  *
  * By whom, and with what cost
  *
  *   Only the CPU itself writes its state, the track of the thread it runs,
  *   and its own slot of that thread's process (a process keeps one track per
  *   CPU, as XNU's tasks do). Each track thus has one writer, which runs with
- *   interrupts or preemption disabled: an accounting point is a clock read
+ *   interrupts disabled: an accounting point is a clock read
  *   (none at a context switch, which uses the runqueue clock __schedule() has
- *   just updated), a subtraction, and the additions, fenced by two write
- *   barriers shared by the three tracks (see internal.h). No locks, no
- *   atomic read-modify-write, no allocation.
+ *   just updated), a read of each counter, the subtractions, and the
+ *   additions, fenced by two write barriers shared by the three tracks (see
+ *   internal.h). No locks, no atomic read-modify-write, no allocation.
+ *   Counters and energy are static branches of their own: without a PMU or
+ *   a power model, an accounting point costs what time alone costs.
  *
  *   Every hook sits behind the static key recount_enabled_key, so a kernel
  *   with recount off runs NOPs. Switching recount off waits for accounting
@@ -63,8 +74,10 @@
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
+#include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/kstrtox.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -80,14 +93,37 @@
 
 DEFINE_STATIC_KEY_FALSE(recount_enabled_key);
 
-static DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
+DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
 
 /* The per-CPU tracks of init_task's process (the boot CPU's idle thread). */
 static DEFINE_PER_CPU(struct recount_track, recount_init_tracks);
 
 /*
- * Charge the CPU's interval since its last snapshot to @t at @level, then
- * make @snap the last snapshot and @next the CPU's state.
+ * Take a snapshot of the local CPU at time @now; with its PMU counters if
+ * @counters, at the accounting points where the running thread changes.
+ */
+static __always_inline void recount_snapshot(struct recount_snap *snap, u64 now,
+					     bool counters)
+{
+	snap->time = now;
+	snap->tried = 0;
+	snap->valid = 0;
+	if (counters && static_branch_unlikely(&recount_pmu_key))
+		recount_pmu_read(snap);
+}
+
+/* The energy the CPU used over an interval of @time ns, busy or @idle. */
+static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time,
+					  bool idle)
+{
+	if (static_branch_unlikely(&recount_energy_estimated_key))
+		return recount_energy_estimate(rc->kind, idle, time);
+	return 0;
+}
+
+/*
+ * Charge the CPU's interval since its last snapshot to @t, its time at
+ * @level, then make @snap the last snapshot and @next the CPU's state.
  */
 static __always_inline void recount_charge_thread(struct recount_cpu *rc,
 						  struct task_struct *t,
@@ -95,27 +131,30 @@ static __always_inline void recount_charge_thread(struct recount_cpu *rc,
 						  const struct recount_snap *snap,
 						  enum recount_cpu_state next)
 {
-	struct recount_track *tt = &t->recount.track;
+	struct recount_thread *rt = &t->recount;
+	struct recount_usage *tu = &rt->kind[rc->kind];
 	struct recount_track *pt = raw_cpu_ptr(t->signal->recount.tracks);
-	struct recount_metrics delta;
+	struct recount_delta delta;
+	u64 energy;
 
 	recount_snap_delta(&rc->snap, snap, &delta);
+	energy = recount_energy(rc, delta.time, false);
 
-	recount_seq_write_begin(&tt->seq);
+	recount_seq_write_begin(&rt->seq);
 	recount_seq_write_begin(&pt->seq);
 	recount_seq_write_begin(&rc->seq);
 	recount_seq_write_fence();
 
-	recount_usage_add(&tt->usage, level, &delta);
-	recount_usage_add(&pt->usage, level, &delta);
-	recount_usage_add(&rc->usage, level, &delta);
+	recount_usage_add(tu, level, &delta, energy);
+	recount_usage_add(&pt->usage, level, &delta, energy);
+	recount_usage_add(&rc->usage, level, &delta, energy);
 	recount_snap_advance(&rc->snap, snap);
 	WRITE_ONCE(rc->state, next);
 
 	recount_seq_write_fence();
 	recount_seq_write_end(&rc->seq);
 	recount_seq_write_end(&pt->seq);
-	recount_seq_write_end(&tt->seq);
+	recount_seq_write_end(&rt->seq);
 }
 
 /*
@@ -127,20 +166,24 @@ static void recount_charge_cpu(struct recount_cpu *rc,
 			       const struct recount_snap *snap,
 			       enum recount_cpu_state next)
 {
-	struct recount_metrics delta;
 	unsigned int state = rc->state;
+	struct recount_delta delta;
 
 	recount_snap_delta(&rc->snap, snap, &delta);
 
 	recount_seq_write_begin(&rc->seq);
 	recount_seq_write_fence();
 
+	/* What the PMU counts in the idle loop is no thread's: it is dropped. */
 	if (state == RECOUNT_CPU_IDLE) {
 		WRITE_ONCE(rc->idle_time, rc->idle_time + delta.time);
-		recount_snap_advance(&rc->snap, snap);
+		WRITE_ONCE(rc->idle_energy,
+			   rc->idle_energy + recount_energy(rc, delta.time, true));
 	} else {
+		/* Resynchronising: the new snapshot is the base, whatever its time. */
 		WRITE_ONCE(rc->snap.time, snap->time);
 	}
+	recount_snap_advance(&rc->snap, snap);
 	WRITE_ONCE(rc->state, next);
 
 	recount_seq_write_fence();
@@ -149,15 +192,19 @@ static void recount_charge_cpu(struct recount_cpu *rc,
 
 /*
  * The accounting point: the local CPU has been running @t (or idling) since
- * its last snapshot, took snapshot @now, and from now on is in state @next.
- * Called with preemption disabled, by the only writer of this CPU's tracks.
+ * its last snapshot, takes a snapshot at @now (with its counters if
+ * @counters), and from now on is in state @next. Called with interrupts
+ * disabled, by the only writer of this CPU's tracks.
  */
 static __always_inline void recount_account(struct task_struct *t, u64 now,
-					    enum recount_cpu_state next)
+					    enum recount_cpu_state next, bool counters)
 {
 	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
-	struct recount_snap snap = { .time = now };
+	struct recount_snap snap;
 
+	/* The tick is an accounting point too: no two may nest on a CPU. */
+	lockdep_assert_irqs_disabled();
+	recount_snapshot(&snap, now, counters || rc->state == RECOUNT_CPU_RESYNC);
 	switch (rc->state) {
 	case RECOUNT_CPU_USER:
 		recount_charge_thread(rc, t, RECOUNT_LEVEL_USER, &snap, next);
@@ -178,7 +225,7 @@ static __always_inline void recount_account(struct task_struct *t, u64 now,
  */
 void __recount_user_enter(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_USER);
+	recount_account(current, local_clock(), RECOUNT_CPU_USER, false);
 }
 
 /**
@@ -188,7 +235,7 @@ void __recount_user_enter(void)
  */
 void __recount_user_exit(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, false);
 }
 
 /**
@@ -202,7 +249,24 @@ void __recount_user_exit(void)
  */
 void __recount_sched_switch(struct task_struct *prev, u64 now)
 {
-	recount_account(prev, now, RECOUNT_CPU_KERNEL);
+	recount_account(prev, now, RECOUNT_CPU_KERNEL, true);
+}
+
+/**
+ * __recount_sched_tick() - account the scheduler tick
+ * @now: the runqueue clock sched_tick() has just updated, in nanoseconds
+ *
+ * Charges the running thread with what it did since the CPU's last snapshot,
+ * counters included: the thread's counts are never more than a tick old.
+ * The tick interrupts kernel mode (or user mode, whose entry was accounted):
+ * in the idle loop's wait, or before the CPU's state is known, it does
+ * nothing. Called through recount_sched_tick() in kernel/sched/stats.h, in
+ * hard interrupt context with the runqueue locked.
+ */
+void __recount_sched_tick(u64 now)
+{
+	if (this_cpu_ptr(&recount_cpus)->state == RECOUNT_CPU_KERNEL)
+		recount_account(current, now, RECOUNT_CPU_KERNEL, true);
 }
 
 /**
@@ -212,7 +276,7 @@ void __recount_sched_switch(struct task_struct *prev, u64 now)
  */
 void __recount_idle_enter(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_IDLE);
+	recount_account(current, local_clock(), RECOUNT_CPU_IDLE, true);
 }
 
 /**
@@ -222,7 +286,12 @@ void __recount_idle_enter(void)
  */
 void __recount_idle_exit(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+	unsigned long flags;
+
+	/* The idle loop has interrupts on here; the tick must not nest. */
+	local_irq_save(flags);
+	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, true);
+	local_irq_restore(flags);
 }
 
 /**
@@ -232,7 +301,7 @@ void __recount_idle_exit(void)
  */
 void __recount_idle_dead(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_RESYNC);
+	recount_account(current, local_clock(), RECOUNT_CPU_RESYNC, true);
 }
 
 /**
@@ -248,30 +317,42 @@ void recount_update_current(void)
 	local_irq_save(flags);
 	/* Checked with interrupts off: see recount_set_enabled(). */
 	if (recount_enabled())
-		recount_account(current, local_clock(), RECOUNT_CPU_KERNEL);
+		recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, true);
 	local_irq_restore(flags);
 }
 
 /**
  * recount_thread_read() - read what a thread consumed
  * @t: the thread
- * @usage: receives its usage
+ * @usage: receives its usage on each kind of CPU
  */
-void recount_thread_read(struct task_struct *t, struct recount_usage *usage)
+void recount_thread_read(struct task_struct *t,
+			 struct recount_usage usage[RECOUNT_NR_KINDS])
 {
-	recount_track_read(&t->recount.track, usage);
+	const struct recount_thread *rt = &t->recount;
+	unsigned int seq;
+	int k;
+
+	do {
+		seq = recount_seq_read_begin(&rt->seq);
+		for (k = 0; k < RECOUNT_NR_KINDS; k++)
+			recount_usage_copy(&usage[k], &rt->kind[k]);
+	} while (recount_seq_read_retry(&rt->seq, seq));
 }
 
 /**
  * recount_process_read() - read what a process consumed
  * @sig: the process
- * @total: receives the usage of all of its threads, live and exited
- * @exited: receives the usage of its exited threads, a part of @total
+ * @total: receives, per kind of CPU, the usage of all its threads, live
+ *	and exited
+ * @exited: receives the usage of its exited threads, a part of the sum of
+ *	@total
  *
  * @exited is read first: everything it holds was charged to @total before,
  * so @total is never less than @exited.
  */
-void recount_process_read(struct signal_struct *sig, struct recount_usage *total,
+void recount_process_read(struct signal_struct *sig,
+			  struct recount_usage total[RECOUNT_NR_KINDS],
 			  struct recount_usage *exited)
 {
 	struct recount_process *p = &sig->recount;
@@ -284,45 +365,68 @@ void recount_process_read(struct signal_struct *sig, struct recount_usage *total
 		*exited = p->exited;
 	} while (read_seqcount_retry(&p->exited_seq, seq));
 
-	memset(total, 0, sizeof(*total));
+	memset(total, 0, sizeof(*total) * RECOUNT_NR_KINDS);
 	for_each_possible_cpu(cpu) {
 		recount_track_read(per_cpu_ptr(p->tracks, cpu), &usage);
-		recount_usage_sum(total, &usage);
+		recount_usage_sum(&total[per_cpu(recount_cpus, cpu).kind], &usage);
 	}
 }
 
 /**
  * recount_cpu_read() - read what a CPU did
  * @cpu: the CPU
- * @cu: receives its usage and idle time
+ * @cu: receives its kind, usage, idle time and idle energy
  *
- * Includes the interval in progress, by the CPU's own clock.
+ * Includes the interval in progress, by the CPU's own clock: its time, and
+ * its estimated energy; counters are those of the CPU's last snapshot.
  */
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 {
 	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
 	unsigned int seq, state;
-	u64 snap, now;
+	u64 snap, now, time;
 
 	do {
 		seq = recount_seq_read_begin(&rc->seq);
 		recount_usage_copy(&cu->usage, &rc->usage);
 		cu->idle_time = READ_ONCE(rc->idle_time);
+		cu->idle_energy = READ_ONCE(rc->idle_energy);
 		state = READ_ONCE(rc->state);
 		snap = READ_ONCE(rc->snap.time);
 	} while (recount_seq_read_retry(&rc->seq, seq));
+	cu->kind = rc->kind;
 
 	if (state == RECOUNT_CPU_RESYNC || !recount_enabled())
 		return;
 	now = sched_clock_cpu(cpu);
 	if (now <= snap)
 		return;
-	if (state == RECOUNT_CPU_IDLE)
-		cu->idle_time += now - snap;
-	else if (state == RECOUNT_CPU_USER)
-		cu->usage.level[RECOUNT_LEVEL_USER].time += now - snap;
-	else
-		cu->usage.level[RECOUNT_LEVEL_KERNEL].time += now - snap;
+	time = now - snap;
+	if (state == RECOUNT_CPU_IDLE) {
+		cu->idle_time += time;
+		cu->idle_energy += recount_energy(rc, time, true);
+		return;
+	}
+	cu->usage.level[state == RECOUNT_CPU_USER ? RECOUNT_LEVEL_USER :
+			RECOUNT_LEVEL_KERNEL].time += time;
+	cu->usage.energy += recount_energy(rc, time, false);
+}
+
+/**
+ * recount_metrics_supported() - which metrics recount counts
+ *
+ * Return: RECOUNT_METRIC_* bits: time always; cycles and instructions with
+ * counters; energy with an energy source.
+ */
+u32 recount_metrics_supported(void)
+{
+	u32 metrics = RECOUNT_METRIC_TIME;
+
+	if (recount_pmu_supported())
+		metrics |= RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS;
+	if (recount_energy_source() != RECOUNT_ENERGY_SOURCE_NONE)
+		metrics |= RECOUNT_METRIC_ENERGY;
+	return metrics;
 }
 
 static void recount_process_init_exited(struct recount_process *p)
@@ -383,12 +487,14 @@ void recount_signal_free(struct signal_struct *sig)
 void recount_thread_dead(struct task_struct *t)
 {
 	struct recount_process *p = &t->signal->recount;
-	struct recount_usage usage;
+	struct recount_usage usage[RECOUNT_NR_KINDS];
+	int k;
 
-	recount_track_read(&t->recount.track, &usage);
+	recount_thread_read(t, usage);
 	raw_spin_lock(&p->exited_lock);
 	write_seqcount_begin(&p->exited_seq);
-	recount_usage_sum(&p->exited, &usage);
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(&p->exited, &usage[k]);
 	write_seqcount_end(&p->exited_seq);
 	raw_spin_unlock(&p->exited_lock);
 }
@@ -416,6 +522,8 @@ static void recount_set_enabled(bool on)
 	if (on == recount_enabled())
 		return;
 	if (on) {
+		/* Without counters, cycles and instructions are unsupported. */
+		recount_pmu_start();
 		/* Every CPU is in RECOUNT_CPU_RESYNC: see below and recount_cpus. */
 		static_branch_enable(&recount_enabled_key);
 		return;
@@ -423,13 +531,14 @@ static void recount_set_enabled(bool on)
 
 	static_branch_disable(&recount_enabled_key);
 	/*
-	 * Accounting points run with interrupts or preemption disabled and test
+	 * Accounting points run with interrupts disabled and test
 	 * the key inside that section: once a grace period has elapsed, none is
 	 * running any more and none will start, and the CPUs' states are ours.
 	 */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		recount_cpu_stop(cpu);
+	recount_pmu_stop();
 }
 
 static bool recount_boot_on __initdata;
@@ -482,17 +591,31 @@ static void __init recount_sysctl_init(void)
 static inline void recount_sysctl_init(void) { }
 #endif
 
+/*
+ * Late, so that the CPUs' capacities, the Energy Model and the PMU drivers are
+ * there: with recount=on, accounting starts here, before user space.
+ */
 static int __init recount_init(void)
 {
 	struct signal_struct *sig = init_task.signal;
+	int ret;
+
+	BUILD_BUG_ON(ARRAY_SIZE(init_task.recount.kind) != RECOUNT_KIND_MAX + 1);
 
 	/* init_task's signal_struct is static: copy_signal() never saw it. */
 	sig->recount.tracks = &recount_init_tracks;
 	recount_process_init_exited(&sig->recount);
 
+	recount_kind_init();
+	recount_energy_init();
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "recount:online",
+					recount_pmu_cpu_online, recount_pmu_cpu_offline);
+	if (ret < 0)
+		pr_warn("recount: no CPU hotplug callbacks (%d): CPUs that come online will not count cycles\n",
+			ret);
 	recount_sysctl_init();
 	if (recount_boot_on)
 		recount_set_enabled(true);
 	return 0;
 }
-early_initcall(recount_init);
+late_initcall_sync(recount_init);

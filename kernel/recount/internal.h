@@ -18,25 +18,67 @@
  *   kernel/fork.c                       recount_task_init(), recount_signal_init(),
  *                                       recount_signal_free()
  *
- * Files: core.c (accounting and reads), netlink.c (the RECOUNT family; the
- * policy and ops in netlink_gen.c are generated from its YNL spec),
- * recount_kunit.c (tests of what is here).
+ * Files: core.c (accounting and reads); the sources of metrics beyond time:
+ * pmu.c (cycles, instructions), energy.c (energy), kind.c (CPU kinds);
+ * netlink.c (the RECOUNT family; the policy and ops in netlink_gen.c are
+ * generated from its YNL spec); recount_kunit.c (tests of what is here).
  */
 #ifndef _KERNEL_RECOUNT_INTERNAL_H
 #define _KERNEL_RECOUNT_INTERNAL_H
 
+#include <linux/bits.h>
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
 #include <linux/recount.h>
+#include <linux/string.h>
 #include <linux/types.h>
+#include <uapi/linux/recount.h>
 #include <linux/processor.h>
 #include <asm/barrier.h>
 
 /**
+ * struct recount_counts - what a CPU's PMU counted in one mode
+ * @cycles: cycles
+ * @instructions: instructions retired
+ */
+struct recount_counts {
+	u64 cycles;
+	u64 instructions;
+};
+
+/* Counters of a snapshot: in @tried, those it read; in @valid, those it got. */
+#define RECOUNT_SNAP_PMU	BIT(0)	/* @counts */
+
+/**
  * struct recount_snap - a CPU's counters at an accounting point
  * @time: the CPU's scheduler clock (sched_clock_cpu()), in nanoseconds
+ * @counts: the CPU's mode-filtered PMU counters, per level
+ * @tried: RECOUNT_SNAP_* bits of the counters this snapshot read
+ * @valid: RECOUNT_SNAP_* bits of the counters it read whole
+ *
+ * The PMU counts each mode apart (see pmu.c), so the counters are read only
+ * where the running thread changes (context switch, idle, a read of the
+ * caller), not at user/kernel transitions, which take the time alone.
  */
 struct recount_snap {
 	u64 time;
+	struct recount_counts counts[RECOUNT_NR_LEVELS];
+	unsigned int tried;
+	unsigned int valid;
+};
+
+/**
+ * struct recount_delta - what a CPU did between two snapshots
+ * @time: the time, in nanoseconds, all spent at one level
+ * @counts: what the PMU counted at each level
+ * @inexact: RECOUNT_INEXACT_* bits of the counts that are missing
+ */
+struct recount_delta {
+	u64 time;
+	struct recount_counts counts[RECOUNT_NR_LEVELS];
+	u32 inexact;
 };
 
 /**
@@ -56,30 +98,38 @@ enum recount_cpu_state {
 
 /**
  * struct recount_cpu - recount's state of a CPU
- * @seq: sequence count covering all other fields
+ * @seq: sequence count covering all fields but @kind
  * @state: what the CPU has been doing since @snap, an enum recount_cpu_state
+ * @kind: the CPU's kind, an enum recount_kind, set before recount runs
  * @snap: the CPU's last snapshot
  * @usage: what ran on the CPU, per level
  * @idle_time: time the CPU spent idle, in nanoseconds
+ * @idle_energy: energy the CPU used while idle, in nanojoules
  *
  * Written only by its own CPU, read by anyone.
  */
 struct recount_cpu {
 	unsigned int seq;
 	unsigned int state;
+	unsigned int kind;
 	struct recount_snap snap;
 	struct recount_usage usage;
 	u64 idle_time;
+	u64 idle_energy;
 };
 
 /**
  * struct recount_cpu_usage - what a CPU did, as read
+ * @kind: the CPU's kind
  * @usage: what ran on the CPU, per level
- * @idle_time: time the CPU spent idle, in nanoseconds
+ * @idle_time: idle time, in nanoseconds
+ * @idle_energy: energy used while idle, in nanojoules
  */
 struct recount_cpu_usage {
+	unsigned int kind;
 	struct recount_usage usage;
 	u64 idle_time;
+	u64 idle_energy;
 };
 
 /*
@@ -93,7 +143,7 @@ struct recount_cpu_usage {
  * changed under it; it never blocks the writer, and a writer never waits.
  *
  * Each track has a single writer (see struct recount_track), which runs with
- * interrupts or preemption disabled, so the writer needs no atomic
+ * interrupts disabled, so the writer needs no atomic
  * read-modify-write. Values are stored with WRITE_ONCE() and loaded with
  * READ_ONCE(): a reader that wants a single 64-bit value can skip the
  * sequence count; one that combines several (CPI, say) must not.
@@ -175,14 +225,35 @@ static __always_inline bool recount_seq_read_retry(const unsigned int *seq,
  *
  * The runqueue clock __schedule() passes can lag a clock the CPU read at an
  * accounting point just before, because the scheduler may skip a clock update.
- * Such a snapshot adds nothing (see recount_snap_advance()), so no interval is
+ * Such a snapshot adds no time (see recount_snap_advance()), so no interval is
  * counted twice and none is lost.
+ *
+ * Counters are 64-bit and only move forward: their deltas are plain
+ * differences, which a counter wrapping around its 64 bits does not disturb.
+ * A snapshot that did not read the counters gives none: they will be counted
+ * at the next one that does. One that tried and failed, or whose predecessor
+ * did, gives none and marks them inexact: those counts are lost.
  */
 static __always_inline void recount_snap_delta(const struct recount_snap *prev,
 					       const struct recount_snap *now,
-					       struct recount_metrics *delta)
+					       struct recount_delta *delta)
 {
+	int l;
+
 	delta->time = now->time > prev->time ? now->time - prev->time : 0;
+	delta->inexact = 0;
+	if ((now->tried & RECOUNT_SNAP_PMU) &&
+	    (now->valid & prev->valid & RECOUNT_SNAP_PMU)) {
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+			delta->counts[l].cycles = now->counts[l].cycles - prev->counts[l].cycles;
+			delta->counts[l].instructions =
+				now->counts[l].instructions - prev->counts[l].instructions;
+		}
+		return;
+	}
+	memset(delta->counts, 0, sizeof(delta->counts));
+	if (now->tried & RECOUNT_SNAP_PMU)
+		delta->inexact = RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS;
 }
 
 /**
@@ -190,28 +261,49 @@ static __always_inline void recount_snap_delta(const struct recount_snap *prev,
  * @prev: the CPU's last snapshot, updated
  * @now: the snapshot just taken
  *
- * A snapshot older than @prev leaves it as it is.
+ * A time older than @prev's leaves it as it is. Counters @now did not read
+ * keep their value in @prev, the base of their next delta.
  */
 static __always_inline void recount_snap_advance(struct recount_snap *prev,
 						 const struct recount_snap *now)
 {
+	int l;
+
 	if (now->time > prev->time)
 		WRITE_ONCE(prev->time, now->time);
+	if (!(now->tried & RECOUNT_SNAP_PMU))
+		return;
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		WRITE_ONCE(prev->counts[l].cycles, now->counts[l].cycles);
+		WRITE_ONCE(prev->counts[l].instructions, now->counts[l].instructions);
+	}
+	WRITE_ONCE(prev->valid, now->valid);
 }
 
 /**
  * recount_usage_add() - add a delta to a usage, inside a write section
  * @usage: the usage of a track being written
- * @level: the level the delta was counted at
+ * @level: the level the delta's time was spent at
  * @delta: the delta
+ * @energy: the energy used over the delta, in nanojoules
  */
 static __always_inline void recount_usage_add(struct recount_usage *usage,
 					      enum recount_level level,
-					      const struct recount_metrics *delta)
+					      const struct recount_delta *delta, u64 energy)
 {
-	struct recount_metrics *m = &usage->level[level];
+	struct recount_metrics *m;
+	int l;
 
+	m = &usage->level[level];
 	WRITE_ONCE(m->time, m->time + delta->time);
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		m = &usage->level[l];
+		WRITE_ONCE(m->cycles, m->cycles + delta->counts[l].cycles);
+		WRITE_ONCE(m->instructions, m->instructions + delta->counts[l].instructions);
+	}
+	WRITE_ONCE(usage->energy, usage->energy + energy);
+	if (unlikely(delta->inexact & ~usage->inexact))
+		WRITE_ONCE(usage->inexact, usage->inexact | delta->inexact);
 }
 
 /**
@@ -224,8 +316,13 @@ static __always_inline void recount_usage_copy(struct recount_usage *dst,
 {
 	int l;
 
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		dst->level[l].time = READ_ONCE(src->level[l].time);
+		dst->level[l].cycles = READ_ONCE(src->level[l].cycles);
+		dst->level[l].instructions = READ_ONCE(src->level[l].instructions);
+	}
+	dst->energy = READ_ONCE(src->energy);
+	dst->inexact = READ_ONCE(src->inexact);
 }
 
 /**
@@ -238,8 +335,13 @@ static inline void recount_usage_sum(struct recount_usage *dst,
 {
 	int l;
 
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		dst->level[l].time += src->level[l].time;
+		dst->level[l].cycles += src->level[l].cycles;
+		dst->level[l].instructions += src->level[l].instructions;
+	}
+	dst->energy += src->energy;
+	dst->inexact |= src->inexact;
 }
 
 /**
@@ -258,10 +360,39 @@ static inline void recount_track_read(const struct recount_track *track,
 	} while (recount_seq_read_retry(&track->seq, seq));
 }
 
+/* core.c: reads */
 void recount_update_current(void);
-void recount_thread_read(struct task_struct *t, struct recount_usage *usage);
-void recount_process_read(struct signal_struct *sig, struct recount_usage *total,
+void recount_thread_read(struct task_struct *t,
+			 struct recount_usage usage[RECOUNT_NR_KINDS]);
+void recount_process_read(struct signal_struct *sig,
+			  struct recount_usage total[RECOUNT_NR_KINDS],
 			  struct recount_usage *exited);
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *usage);
+u32 recount_metrics_supported(void);
+
+DECLARE_PER_CPU(struct recount_cpu, recount_cpus);
+
+/* kind.c: CPU kinds */
+extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
+void recount_kind_init(void);
+enum recount_kind recount_kind_of_capacity(unsigned long capacity,
+					   unsigned long max_capacity);
+
+/* pmu.c: cycles and instructions */
+DECLARE_STATIC_KEY_FALSE(recount_pmu_key);
+void recount_pmu_read(struct recount_snap *snap);
+int recount_pmu_start(void);
+void recount_pmu_stop(void);
+bool recount_pmu_supported(void);
+int recount_pmu_cpu_online(unsigned int cpu);
+int recount_pmu_cpu_offline(unsigned int cpu);
+
+/* energy.c: energy sources */
+DECLARE_STATIC_KEY_FALSE(recount_energy_estimated_key);
+void recount_energy_init(void);
+u64 recount_energy_estimate(unsigned int kind, bool idle, u64 time);
+u32 recount_energy_source(void);
+u64 recount_energy_factor(u32 milliwatts);
+u64 recount_energy_scale(u64 time, u64 factor);
 
 #endif /* _KERNEL_RECOUNT_INTERNAL_H */

@@ -16,80 +16,130 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "internal.h"
 #include "netlink_gen.h"
 
-static int recount_nl_put_usage(struct sk_buff *msg, int attr,
-				const struct recount_usage *usage,
-				const u64 *idle_time)
+static int recount_nl_put_u64(struct sk_buff *msg, int attr, u64 value)
 {
+	return nla_put_u64_64bit(msg, attr, value, RECOUNT_A_USAGE_PAD);
+}
+
+/*
+ * Put @usage in a nest of type @attr: the metrics this kernel counts and no
+ * others, @kind if not negative, and @idle (its time and energy) if given.
+ */
+static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics,
+				const struct recount_usage *usage, int kind,
+				const struct recount_cpu_usage *idle)
+{
+	const struct recount_metrics *user = &usage->level[RECOUNT_LEVEL_USER];
+	const struct recount_metrics *kernel = &usage->level[RECOUNT_LEVEL_KERNEL];
 	struct nlattr *nest;
 
 	nest = nla_nest_start(msg, attr);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(msg, RECOUNT_A_USAGE_USER_TIME,
-			      usage->level[RECOUNT_LEVEL_USER].time,
-			      RECOUNT_A_USAGE_PAD) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_USAGE_KERNEL_TIME,
-			      usage->level[RECOUNT_LEVEL_KERNEL].time,
-			      RECOUNT_A_USAGE_PAD) ||
-	    (idle_time && nla_put_u64_64bit(msg, RECOUNT_A_USAGE_IDLE_TIME,
-					    *idle_time, RECOUNT_A_USAGE_PAD))) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
+	if (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, user->time) ||
+	    recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, kernel->time) ||
+	    (idle && recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_TIME, idle->idle_time)))
+		goto cancel;
+	if ((metrics & RECOUNT_METRIC_CYCLES) &&
+	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_CYCLES, user->cycles) ||
+	     recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_CYCLES, kernel->cycles)))
+		goto cancel;
+	if ((metrics & RECOUNT_METRIC_INSTRUCTIONS) &&
+	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_INSTRUCTIONS, user->instructions) ||
+	     recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS, kernel->instructions)))
+		goto cancel;
+	if ((metrics & RECOUNT_METRIC_ENERGY) &&
+	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_ENERGY, usage->energy) ||
+	     (idle && recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_ENERGY, idle->idle_energy))))
+		goto cancel;
+	if ((usage->inexact && nla_put_u32(msg, RECOUNT_A_USAGE_INEXACT, usage->inexact)) ||
+	    (kind >= 0 && nla_put_u32(msg, RECOUNT_A_USAGE_KIND, kind)))
+		goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
-static int recount_nl_put_flags(struct sk_buff *msg)
+/* The state of recount, the metrics it counts and the energy source. */
+static int recount_nl_put_state(struct sk_buff *msg, u32 metrics)
 {
 	u32 flags = recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED;
 
-	return nla_put_u32(msg, RECOUNT_A_FLAGS, flags);
+	if (nla_put_u32(msg, RECOUNT_A_FLAGS, flags) ||
+	    nla_put_u32(msg, RECOUNT_A_METRICS, metrics) ||
+	    nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, recount_energy_source()))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The total of @per_kind as usage, and each kind as per-kind. */
+static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
+				const struct recount_usage per_kind[RECOUNT_NR_KINDS])
+{
+	struct recount_usage total = {};
+	int k;
+
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(&total, &per_kind[k]);
+	if (recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, &total, -1, NULL))
+		return -EMSGSIZE;
+	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
+		if (recount_nl_put_usage(msg, RECOUNT_A_PER_KIND, metrics, &per_kind[k], k, NULL))
+			return -EMSGSIZE;
+	}
+	return 0;
 }
 
 static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t)
 {
-	struct recount_usage usage;
+	struct recount_usage usage[RECOUNT_NR_KINDS];
+	u32 metrics = recount_metrics_supported();
 	char comm[TASK_COMM_LEN];
 
-	recount_thread_read(t, &usage);
+	recount_thread_read(t, usage);
 	get_task_comm(comm, t);
 	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_vnr(t)) ||
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(t)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
-	    recount_nl_put_flags(msg))
+	    recount_nl_put_state(msg, metrics))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, &usage, NULL);
+	return recount_nl_put_kinds(msg, metrics, usage);
 }
 
 static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader)
 {
-	struct recount_usage total, exited;
+	struct recount_usage total[RECOUNT_NR_KINDS], exited;
+	u32 metrics = recount_metrics_supported();
 	char comm[TASK_COMM_LEN];
 
-	recount_process_read(leader->signal, &total, &exited);
+	recount_process_read(leader->signal, total, &exited);
 	get_task_comm(comm, leader);
 	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(leader)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
-	    recount_nl_put_flags(msg) ||
-	    recount_nl_put_usage(msg, RECOUNT_A_USAGE, &total, NULL))
+	    recount_nl_put_state(msg, metrics) ||
+	    recount_nl_put_kinds(msg, metrics, total))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_EXITED, &exited, NULL);
+	return recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, &exited, -1, NULL);
 }
 
 static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu)
 {
+	u32 metrics = recount_metrics_supported();
 	struct recount_cpu_usage cu;
 
 	recount_cpu_read(cpu, &cu);
-	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) || recount_nl_put_flags(msg))
+	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) || recount_nl_put_state(msg, metrics))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, &cu.usage, &cu.idle_time);
+	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, &cu.usage, cu.kind, &cu);
 }
 
 /*
@@ -227,6 +277,57 @@ out:
 	if (t)
 		put_task_struct(t);
 	return err;
+}
+
+static int recount_nl_put_cpulist(struct sk_buff *msg, int attr,
+				  const struct cpumask *cpus)
+{
+	char *list = kasprintf(GFP_KERNEL, "%*pbl", cpumask_pr_args(cpus));
+	int err;
+
+	if (!list)
+		return -ENOMEM;
+	err = nla_put_string(msg, attr, list);
+	kfree(list);
+	return err;
+}
+
+/**
+ * recount_nl_get_info_doit() - handle RECOUNT_CMD_GET_INFO
+ * @skb: the request
+ * @info: the request's attributes, extack and sender
+ *
+ * Return: 0 with what this kernel counts sent as reply, or a negative errno.
+ */
+int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	void *hdr;
+	int k;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_iput(msg, info);
+	if (!hdr)
+		goto nospace;
+	if (recount_nl_put_state(msg, recount_metrics_supported()))
+		goto nospace;
+	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
+		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);
+		if (!nest ||
+		    nla_put_u32(msg, RECOUNT_A_KIND_CPUS_KIND, k) ||
+		    recount_nl_put_cpulist(msg, RECOUNT_A_KIND_CPUS_CPUS, &recount_kind_cpus[k]))
+			goto nospace;
+		nla_nest_end(msg, nest);
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
 }
 
 static int __init recount_nl_init(void)

@@ -26,6 +26,11 @@ static const struct genl_split_ops recount_nl_ops[] = {
 		.maxattr	= RECOUNT_A_CPU,
 		.flags		= GENL_CMD_CAP_DO,
 	},
+	{
+		.cmd	= RECOUNT_CMD_GET_INFO,
+		.doit	= recount_nl_get_info_doit,
+		.flags	= GENL_CMD_CAP_DO,
+	},
 };
 
 struct genl_family recount_nl_family __ro_after_init = {

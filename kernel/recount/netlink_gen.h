@@ -12,6 +12,7 @@
 #include <uapi/linux/recount.h>
 
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info);
 
 extern struct genl_family recount_nl_family;
 

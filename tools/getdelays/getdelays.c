@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,40 +29,147 @@ enum {
 };
 
 static const char usage_text[] =
-"Usage: getdelays [-v] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...]\n"
+"Usage: getdelays [-v] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...] | -I\n"
 "\n"
-"Print the CPU time recount accounted, per level (user, kernel).\n"
+"Print what recount accounted, per level (user, kernel): time, and where the\n"
+"kernel counts them cycles, instructions and their ratio (CPI), and energy\n"
+"with its source; for threads and processes, also per kind of CPU.\n"
 "\n"
 "  -p, --pid PID      one thread\n"
 "  -t, --tgid TGID    one process: all its threads, live and exited\n"
 "  -C, --cpu CPU      one CPU, with its idle time\n"
 "  -c COMMAND [ARG...] run COMMAND, then print the totals of its process;\n"
 "                     exits with COMMAND's exit status\n"
-"  -v, --verbose      also print protocol details\n"
+"  -I, --info         what this kernel counts, and the CPUs of each kind\n"
+"  -v, --verbose      also say which metrics the kernel does not count\n"
 "  -h, --help         this text\n"
 "\n"
 "Exit status: 0 success, 1 usage error, 2 the kernel has no recount,\n"
 "3 no such thread, process or CPU, 4 permission denied, 5 other error.\n";
 
-static void print_time(const char *label, uint64_t ns)
+static const char *fmt_time(char *buf, size_t size, const struct rc_value *v)
 {
-	printf("  %-8s %10llu.%09llu s\n", label,
-	       (unsigned long long)ns / 1000000000, (unsigned long long)ns % 1000000000);
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%llu.%09llu s", (unsigned long long)v->v / 1000000000,
+			 (unsigned long long)v->v % 1000000000);
+	return buf;
 }
 
-static void print_usage(const struct rc_usage *u)
+static const char *fmt_count(char *buf, size_t size, const struct rc_value *v)
 {
-	if (u->has_user)
-		print_time("user", u->user_ns);
-	if (u->has_kernel)
-		print_time("kernel", u->kernel_ns);
-	if (u->has_user && u->has_kernel)
-		print_time("total", u->user_ns + u->kernel_ns);
-	if (u->has_idle)
-		print_time("idle", u->idle_ns);
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v->v);
+	return buf;
 }
 
-static void print_record(enum rc_selector sel, const struct rc_record *r)
+static const char *fmt_energy(char *buf, size_t size, const struct rc_value *v)
+{
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%llu.%06llu J", (unsigned long long)v->v / 1000000000,
+			 (unsigned long long)v->v % 1000000000 / 1000);
+	return buf;
+}
+
+/* Cycles per instruction, or "-" when there is nothing to divide. */
+static const char *fmt_cpi(char *buf, size_t size, const struct rc_value *cycles,
+			   const struct rc_value *instructions)
+{
+	if (!cycles->has || !instructions->has || !instructions->v)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3f", (double)cycles->v / instructions->v);
+	return buf;
+}
+
+static struct rc_value sum(const struct rc_value *a, const struct rc_value *b)
+{
+	struct rc_value v = { .has = a->has && b->has, .v = a->v + b->v };
+
+	return v;
+}
+
+static const char *inexact_note(uint32_t inexact, uint32_t bit)
+{
+	return inexact & bit ? "  (inexact)" : "";
+}
+
+/* One usage as rows of metrics by column user, kernel, total. */
+static void print_usage(const struct rc_usage *u, uint32_t energy_source)
+{
+	struct rc_value cycles = sum(&u->user_cycles, &u->kernel_cycles);
+	struct rc_value instructions = sum(&u->user_instructions, &u->kernel_instructions);
+	struct rc_value total = sum(&u->user_ns, &u->kernel_ns);
+	char a[32], b[32], c[32];
+
+	printf("  %-13s %16s %16s %16s\n", "", "user", "kernel", "total");
+	printf("  %-13s %16s %16s %16s\n", "time", fmt_time(a, sizeof(a), &u->user_ns),
+	       fmt_time(b, sizeof(b), &u->kernel_ns), fmt_time(c, sizeof(c), &total));
+	if (u->user_cycles.has)
+		printf("  %-13s %16s %16s %16s%s\n", "cycles",
+		       fmt_count(a, sizeof(a), &u->user_cycles),
+		       fmt_count(b, sizeof(b), &u->kernel_cycles),
+		       fmt_count(c, sizeof(c), &cycles),
+		       inexact_note(u->inexact, RECOUNT_INEXACT_CYCLES));
+	if (u->user_instructions.has)
+		printf("  %-13s %16s %16s %16s%s\n", "instructions",
+		       fmt_count(a, sizeof(a), &u->user_instructions),
+		       fmt_count(b, sizeof(b), &u->kernel_instructions),
+		       fmt_count(c, sizeof(c), &instructions),
+		       inexact_note(u->inexact, RECOUNT_INEXACT_INSTRUCTIONS));
+	if (u->user_cycles.has && u->user_instructions.has)
+		printf("  %-13s %16s %16s %16s\n", "CPI",
+		       fmt_cpi(a, sizeof(a), &u->user_cycles, &u->user_instructions),
+		       fmt_cpi(b, sizeof(b), &u->kernel_cycles, &u->kernel_instructions),
+		       fmt_cpi(c, sizeof(c), &cycles, &instructions));
+	if (u->energy_nj.has)
+		printf("  %-13s %16s %16s %16s  (%s)%s\n", "energy", "", "",
+		       fmt_energy(a, sizeof(a), &u->energy_nj),
+		       rc_energy_source_name(energy_source),
+		       inexact_note(u->inexact, RECOUNT_INEXACT_ENERGY));
+	if (u->idle_ns.has)
+		printf("  %-13s %16s %16s %16s\n", "idle", "", "",
+		       fmt_time(a, sizeof(a), &u->idle_ns));
+	if (u->idle_energy_nj.has)
+		printf("  %-13s %16s %16s %16s\n", "idle energy", "", "",
+		       fmt_energy(a, sizeof(a), &u->idle_energy_nj));
+}
+
+/* The usage of each kind of CPU, a row each. */
+static void print_per_kind(const struct rc_record *r)
+{
+	char a[32], b[32], c[32], d[32];
+	int i;
+
+	printf("  %-13s %16s %16s %16s %16s\n", "per CPU kind", "time", "cycles",
+	       "instructions", "energy");
+	for (i = 0; i < r->nr_kinds; i++) {
+		const struct rc_usage *u = &r->per_kind[i];
+		struct rc_value time = sum(&u->user_ns, &u->kernel_ns);
+		struct rc_value cycles = sum(&u->user_cycles, &u->kernel_cycles);
+		struct rc_value instructions = sum(&u->user_instructions, &u->kernel_instructions);
+
+		printf("    %-11s %16s %16s %16s %16s\n", rc_kind_name(u->kind),
+		       fmt_time(a, sizeof(a), &time), fmt_count(b, sizeof(b), &cycles),
+		       fmt_count(c, sizeof(c), &instructions),
+		       fmt_energy(d, sizeof(d), &u->energy_nj));
+	}
+}
+
+static void print_unsupported(uint32_t metrics)
+{
+	if (!(metrics & RECOUNT_METRIC_CYCLES))
+		printf("  (cycles and instructions: not counted, no PMU counters)\n");
+	if (!(metrics & RECOUNT_METRIC_ENERGY))
+		printf("  (energy: not counted, no energy source)\n");
+}
+
+static void print_record(enum rc_selector sel, const struct rc_record *r, int verbose)
 {
 	switch (sel) {
 	case RC_SEL_PID:
@@ -71,17 +179,44 @@ static void print_record(enum rc_selector sel, const struct rc_record *r)
 		printf("process %u (%s), all threads\n", r->tgid, r->comm);
 		break;
 	case RC_SEL_CPU:
-		printf("cpu %u\n", r->cpu);
+		printf("cpu %u (%s)\n", r->cpu,
+		       r->usage.has_kind ? rc_kind_name(r->usage.kind) : "unknown kind");
 		break;
 	}
 	if (r->has_usage)
-		print_usage(&r->usage);
+		print_usage(&r->usage, r->energy_source);
 	if (r->has_exited) {
-		printf(" of which exited threads\n");
-		print_usage(&r->exited);
+		printf(" of which exited threads:\n");
+		print_usage(&r->exited, r->energy_source);
 	}
+	if (r->nr_kinds)
+		print_per_kind(r);
+	if (verbose)
+		print_unsupported(r->metrics);
 	if (r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED))
 		printf("  (recount is disabled, sysctl kernel.recount=0: values are frozen)\n");
+}
+
+static int print_info(struct rc_client *c)
+{
+	struct rc_info info;
+	int err, i;
+
+	err = rc_get_info(c, &info);
+	if (err) {
+		fprintf(stderr, "getdelays: %s\n", c->extack[0] ? c->extack : strerror(-err));
+		return EXIT_ERROR;
+	}
+	printf("recount is %s\n", info.flags & RECOUNT_FLAGS_DISABLED ? "off" : "on");
+	printf("  metrics: time%s%s%s\n",
+	       info.metrics & RECOUNT_METRIC_CYCLES ? ", cycles" : "",
+	       info.metrics & RECOUNT_METRIC_INSTRUCTIONS ? ", instructions" : "",
+	       info.metrics & RECOUNT_METRIC_ENERGY ? ", energy" : "");
+	printf("  energy source: %s\n", rc_energy_source_name(info.energy_source));
+	for (i = 0; i < info.nr_kinds; i++)
+		printf("  %s CPUs: %s\n", rc_kind_name(info.kind_cpus[i].kind),
+		       info.kind_cpus[i].cpus[0] ? info.kind_cpus[i].cpus : "none");
+	return EXIT_OK;
 }
 
 static int report_error(const struct rc_client *c, int err, const char *what, uint32_t id)
@@ -117,7 +252,7 @@ static int query(struct rc_client *c, enum rc_selector sel, uint32_t id)
 	err = rc_get(c, sel, id, &rec);
 	if (err)
 		return report_error(c, err, what[sel], id);
-	print_record(sel, &rec);
+	print_record(sel, &rec, c->verbose);
 	return EXIT_OK;
 }
 
@@ -180,6 +315,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tgid", required_argument, NULL, 't' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "info", no_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -187,11 +323,12 @@ int main(int argc, char **argv)
 	struct rc_client c = {};
 	enum rc_selector sel = 0;
 	char **command = NULL;
+	bool info = false;
 	uint32_t id = 0;
 	int opt, err, ret;
 
 	/* '+': stop at the first non-option, the start of -c's command. */
-	while ((opt = getopt_long(argc, argv, "+p:t:C:cvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:t:C:cIvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 		case 't':
@@ -214,6 +351,9 @@ int main(int argc, char **argv)
 			}
 			command = argv + optind;
 			break;
+		case 'I':
+			info = true;
+			break;
 		case 'v':
 			c.verbose++;
 			break;
@@ -231,7 +371,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "getdelays: -c needs a command\n");
 		return EXIT_USAGE;
 	}
-	if (!sel && !command) {
+	if (info && (sel || command)) {
+		fprintf(stderr, "getdelays: -I goes alone\n");
+		return EXIT_USAGE;
+	}
+	if (!sel && !command && !info) {
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
@@ -252,7 +396,12 @@ int main(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 
-	ret = command ? run_command(&c, command) : query(&c, sel, id);
+	if (info)
+		ret = print_info(&c);
+	else if (command)
+		ret = run_command(&c, command);
+	else
+		ret = query(&c, sel, id);
 	rc_close(&c);
 	return ret;
 }

@@ -13,17 +13,44 @@
 struct nl_sock;
 struct nlattr;
 
-/* What a thread, a process or a CPU consumed; absent attributes stay false. */
-struct rc_usage {
-	bool has_user, has_kernel, has_idle;
-	uint64_t user_ns, kernel_ns, idle_ns;
+/* One metric of a usage; absent (unsupported) unless has is set. */
+struct rc_value {
+	bool has;
+	uint64_t v;
 };
+
+/* What a thread, a process or a CPU consumed. */
+struct rc_usage {
+	struct rc_value user_ns, kernel_ns, idle_ns;
+	struct rc_value user_cycles, kernel_cycles;
+	struct rc_value user_instructions, kernel_instructions;
+	struct rc_value energy_nj, idle_energy_nj;
+	uint32_t inexact;		/* RECOUNT_INEXACT_* */
+	bool has_kind;
+	uint32_t kind;			/* enum recount_kind */
+};
+
+#define RC_MAX_KINDS 8
 
 struct rc_record {
 	bool has_pid, has_tgid, has_cpu, has_flags, has_usage, has_exited;
 	uint32_t pid, tgid, cpu, flags;
+	uint32_t metrics;		/* RECOUNT_METRIC_* */
+	uint32_t energy_source;		/* enum recount_energy_source */
 	char comm[32];
 	struct rc_usage usage, exited;
+	int nr_kinds;
+	struct rc_usage per_kind[RC_MAX_KINDS];
+};
+
+/* What the kernel counts: RECOUNT_CMD_GET_INFO. */
+struct rc_info {
+	uint32_t flags, metrics, energy_source;
+	int nr_kinds;
+	struct {
+		uint32_t kind;
+		char cpus[256];
+	} kind_cpus[RC_MAX_KINDS];
 };
 
 struct rc_client {
@@ -56,7 +83,14 @@ void rc_close(struct rc_client *c);
 int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
 	   struct rc_record *rec);
 
+/* Get what the kernel counts. Returns 0 or a negative errno. */
+int rc_get_info(struct rc_client *c, struct rc_info *info);
+
 /* Decode the attributes of a reply (a genetlink payload) into @rec. */
 int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec);
+
+/* Names of the kernel's enums, for printing. */
+const char *rc_kind_name(uint32_t kind);
+const char *rc_energy_source_name(uint32_t source);
 
 #endif /* _RECOUNT_CLIENT_H */

@@ -19,11 +19,76 @@ enum recount_flags {
 	RECOUNT_FLAGS_DISABLED = 1,
 };
 
+/**
+ * enum recount_metric - The metrics this kernel counts, reported with every
+ *   record. The attributes of a metric that is not counted are left out of
+ *   every usage: they are unsupported, not zero.
+ * @RECOUNT_METRIC_TIME: user-time, kernel-time and idle-time. Always counted.
+ * @RECOUNT_METRIC_CYCLES: user-cycles and kernel-cycles, from per-CPU PMU
+ *   counters.
+ * @RECOUNT_METRIC_INSTRUCTIONS: user-instructions and kernel-instructions,
+ *   from the same.
+ * @RECOUNT_METRIC_ENERGY: energy and idle-energy; energy-source says from
+ *   where.
+ */
+enum recount_metric {
+	RECOUNT_METRIC_TIME = 1,
+	RECOUNT_METRIC_CYCLES = 2,
+	RECOUNT_METRIC_INSTRUCTIONS = 4,
+	RECOUNT_METRIC_ENERGY = 8,
+};
+
+/**
+ * enum recount_energy_source - Where energy values come from.
+ * @RECOUNT_ENERGY_SOURCE_NONE: Energy is not counted.
+ * @RECOUNT_ENERGY_SOURCE_ESTIMATED: A power model: the power of each kind of
+ *   CPU, busy and idle (sysctl kernel.recount_power_mw, boot parameter
+ *   recount_power_mw=, or the CPUs' Energy Model), times the time.
+ */
+enum recount_energy_source {
+	RECOUNT_ENERGY_SOURCE_NONE,
+	RECOUNT_ENERGY_SOURCE_ESTIMATED,
+};
+
+/**
+ * enum recount_kind - The kinds of CPUs.
+ * @RECOUNT_KIND_PERFORMANCE: Performance CPUs; all CPUs of a homogeneous
+ *   machine.
+ * @RECOUNT_KIND_EFFICIENCY: Efficiency CPUs.
+ */
+enum recount_kind {
+	RECOUNT_KIND_PERFORMANCE,
+	RECOUNT_KIND_EFFICIENCY,
+
+	/* private: */
+	__RECOUNT_KIND_MAX,
+	RECOUNT_KIND_MAX = (__RECOUNT_KIND_MAX - 1)
+};
+
+/**
+ * enum recount_inexact - Metrics of a usage that missed part of what they
+ *   should have counted: their counters could not be read at some accounting
+ *   point (another user held the PMU, a CPU was coming online). Sticky.
+ */
+enum recount_inexact {
+	RECOUNT_INEXACT_CYCLES = 1,
+	RECOUNT_INEXACT_INSTRUCTIONS = 2,
+	RECOUNT_INEXACT_ENERGY = 4,
+};
+
 enum {
 	RECOUNT_A_USAGE_PAD = 1,
 	RECOUNT_A_USAGE_USER_TIME,
 	RECOUNT_A_USAGE_KERNEL_TIME,
 	RECOUNT_A_USAGE_IDLE_TIME,
+	RECOUNT_A_USAGE_USER_CYCLES,
+	RECOUNT_A_USAGE_KERNEL_CYCLES,
+	RECOUNT_A_USAGE_USER_INSTRUCTIONS,
+	RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS,
+	RECOUNT_A_USAGE_ENERGY,
+	RECOUNT_A_USAGE_IDLE_ENERGY,
+	RECOUNT_A_USAGE_INEXACT,
+	RECOUNT_A_USAGE_KIND,
 
 	__RECOUNT_A_USAGE_MAX,
 	RECOUNT_A_USAGE_MAX = (__RECOUNT_A_USAGE_MAX - 1)
@@ -38,13 +103,26 @@ enum {
 	RECOUNT_A_FLAGS,
 	RECOUNT_A_USAGE,
 	RECOUNT_A_EXITED,
+	RECOUNT_A_METRICS,
+	RECOUNT_A_ENERGY_SOURCE,
+	RECOUNT_A_PER_KIND,
+	RECOUNT_A_KIND_CPUS,
 
 	__RECOUNT_A_MAX,
 	RECOUNT_A_MAX = (__RECOUNT_A_MAX - 1)
 };
 
 enum {
+	RECOUNT_A_KIND_CPUS_KIND = 1,
+	RECOUNT_A_KIND_CPUS_CPUS,
+
+	__RECOUNT_A_KIND_CPUS_MAX,
+	RECOUNT_A_KIND_CPUS_MAX = (__RECOUNT_A_KIND_CPUS_MAX - 1)
+};
+
+enum {
 	RECOUNT_CMD_GET = 1,
+	RECOUNT_CMD_GET_INFO,
 
 	__RECOUNT_CMD_MAX,
 	RECOUNT_CMD_MAX = (__RECOUNT_CMD_MAX - 1)

@@ -54,7 +54,7 @@ TEST_F(recount, cpu_time_adds_up_to_elapsed)
 		unsigned long long sum = cpu_sum(&b[cpu].rec) - cpu_sum(&a[cpu].rec);
 		unsigned long long diff = sum > elapsed ? sum - elapsed : elapsed - sum;
 
-		ASSERT_TRUE(b[cpu].rec.usage.has_idle);
+		ASSERT_TRUE(b[cpu].rec.usage.has & RNL_IDLE);
 		TH_LOG("cpu %d: elapsed %llu us, user %llu, kernel %llu, idle %llu",
 		       cpu, elapsed / 1000,
 		       (b[cpu].rec.usage.user - a[cpu].rec.usage.user) / 1000,

@@ -81,12 +81,15 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 
 	memset(u, 0, sizeof(*u));
 	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
-		__u64 v;
+		int type = a->nla_type & NLA_TYPE_MASK;
+		__u64 v = 0;
+		__u32 w = 0;
 
-		if (RNL_ATTR_LEN(a) != sizeof(v))
-			continue;
-		memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
-		switch (a->nla_type & NLA_TYPE_MASK) {
+		if (RNL_ATTR_LEN(a) == sizeof(v))
+			memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
+		if (RNL_ATTR_LEN(a) == sizeof(w))
+			memcpy(&w, RNL_ATTR_DATA(a), sizeof(w));
+		switch (type) {
 		case RECOUNT_A_USAGE_USER_TIME:
 			u->user = v;
 			break;
@@ -95,9 +98,54 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 			break;
 		case RECOUNT_A_USAGE_IDLE_TIME:
 			u->idle = v;
-			u->has_idle = true;
+			u->has |= RNL_IDLE;
+			break;
+		case RECOUNT_A_USAGE_USER_CYCLES:
+			u->user_cycles = v;
+			u->has |= RNL_CYCLES;
+			break;
+		case RECOUNT_A_USAGE_KERNEL_CYCLES:
+			u->kernel_cycles = v;
+			u->has |= RNL_CYCLES;
+			break;
+		case RECOUNT_A_USAGE_USER_INSTRUCTIONS:
+			u->user_instructions = v;
+			u->has |= RNL_INSTRUCTIONS;
+			break;
+		case RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS:
+			u->kernel_instructions = v;
+			u->has |= RNL_INSTRUCTIONS;
+			break;
+		case RECOUNT_A_USAGE_ENERGY:
+			u->energy = v;
+			u->has |= RNL_ENERGY;
+			break;
+		case RECOUNT_A_USAGE_IDLE_ENERGY:
+			u->idle_energy = v;
+			u->has |= RNL_IDLE_ENERGY;
+			break;
+		case RECOUNT_A_USAGE_INEXACT:
+			u->inexact = w;
+			break;
+		case RECOUNT_A_USAGE_KIND:
+			u->kind = w;
+			u->has |= RNL_KIND;
 			break;
 		}
+	}
+}
+
+static void parse_kind_cpus(struct nlattr *nest, struct rnl_record *r)
+{
+	int len = RNL_ATTR_LEN(nest), kind = -1;
+	struct nlattr *a;
+
+	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		if ((a->nla_type & NLA_TYPE_MASK) == RECOUNT_A_KIND_CPUS_KIND)
+			memcpy(&kind, RNL_ATTR_DATA(a), 4);
+		if ((a->nla_type & NLA_TYPE_MASK) == RECOUNT_A_KIND_CPUS_CPUS &&
+		    kind >= 0 && kind < RNL_MAX_KINDS)
+			rnl_attr_strcpy(r->kind_cpus[kind], sizeof(r->kind_cpus[0]), a);
 	}
 }
 
@@ -125,6 +173,13 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 		case RECOUNT_A_FLAGS:
 			memcpy(&r->flags, RNL_ATTR_DATA(a), 4);
 			break;
+		case RECOUNT_A_METRICS:
+			r->has_metrics = true;
+			memcpy(&r->metrics, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_ENERGY_SOURCE:
+			memcpy(&r->energy_source, RNL_ATTR_DATA(a), 4);
+			break;
 		case RECOUNT_A_COMM:
 			rnl_attr_strcpy(r->comm, sizeof(r->comm), a);
 			break;
@@ -134,6 +189,13 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 		case RECOUNT_A_EXITED:
 			r->has_exited = true;
 			parse_usage(a, &r->exited);
+			break;
+		case RECOUNT_A_PER_KIND:
+			if (r->nr_kinds < RNL_MAX_KINDS)
+				parse_usage(a, &r->per_kind[r->nr_kinds++]);
+			break;
+		case RECOUNT_A_KIND_CPUS:
+			parse_kind_cpus(a, r);
 			break;
 		}
 	}
@@ -203,6 +265,14 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply)
 
 	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, 0);
 	rnl_put_u32(&m, sel, id);
+	return rnl_transact(nl, &m, reply);
+}
+
+int rnl_get_info(struct rnl *nl, struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+
+	rnl_msg_init(nl, &m, RECOUNT_CMD_GET_INFO, 0);
 	return rnl_transact(nl, &m, reply);
 }
 

@@ -18,16 +18,36 @@ struct rnl {
 	__u32 seq;
 };
 
-struct rnl_usage {
-	bool has_idle;
-	__u64 user, kernel, idle;
+/* Bits of rnl_usage.has: which attributes the kernel sent. */
+enum {
+	RNL_IDLE		= 1 << 0,
+	RNL_CYCLES		= 1 << 1,	/* user and kernel */
+	RNL_INSTRUCTIONS	= 1 << 2,	/* user and kernel */
+	RNL_ENERGY		= 1 << 3,
+	RNL_IDLE_ENERGY		= 1 << 4,
+	RNL_KIND		= 1 << 5,
 };
 
+struct rnl_usage {
+	unsigned int has;
+	__u64 user, kernel, idle;
+	__u64 user_cycles, kernel_cycles;
+	__u64 user_instructions, kernel_instructions;
+	__u64 energy, idle_energy;
+	__u32 inexact, kind;
+};
+
+#define RNL_MAX_KINDS 4
+
 struct rnl_record {
-	bool has_pid, has_tgid, has_cpu, has_exited;
-	__u32 pid, tgid, cpu, flags;
+	bool has_pid, has_tgid, has_cpu, has_exited, has_metrics;
+	__u32 pid, tgid, cpu, flags, metrics, energy_source;
 	char comm[32];
 	struct rnl_usage usage, exited;
+	int nr_kinds;
+	struct rnl_usage per_kind[RNL_MAX_KINDS];
+	/* get-info: the CPUs of each kind, as the kernel printed them */
+	char kind_cpus[RNL_MAX_KINDS][64];
 };
 
 /* A request being built. */
@@ -62,6 +82,9 @@ int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_GET of one pid, tgid or cpu (@sel is the attribute type). */
 int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply);
+
+/* RECOUNT_CMD_GET_INFO. */
+int rnl_get_info(struct rnl *nl, struct rnl_reply *reply);
 
 static inline __u64 rnl_cpu_time(const struct rnl_usage *u)
 {

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,27 @@ static inline int recount_sysctl_get(void)
 		c = 0;
 	close(fd);
 	return c == '1';
+}
+
+/* Is @param (such as "recount=on") on the kernel command line? */
+static inline bool cmdline_has(const char *param, char *value, size_t size)
+{
+	char cmdline[4096] = "", *p;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return false;
+	if (!fgets(cmdline, sizeof(cmdline), f))
+		cmdline[0] = 0;
+	fclose(f);
+	p = strstr(cmdline, param);
+	if (!p)
+		return false;
+	if (value) {
+		p += strlen(param);
+		snprintf(value, size, "%.*s", (int)strcspn(p, "\n "), p);
+	}
+	return true;
 }
 
 /* Write kernel.recount; returns 0 or -errno. */

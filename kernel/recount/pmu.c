@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: cycles and instructions, from per-CPU perf counters
+ *
+ * While recount is on, every online CPU has four pinned kernel perf counters:
+ * cycles and instructions, each counting user mode only (exclude_kernel) or
+ * kernel mode only (exclude_user). The PMU splits the counts per level
+ * itself, exactly, wherever the entry code switches modes; so recount reads
+ * the counters (with perf_event_read_local()) only where the running thread
+ * changes, at the tick and when a thread reads itself, and user/kernel
+ * transitions pay nothing for them. No per-task perf event is involved.
+ *
+ * The counters are created when recount is switched on and on every CPU that
+ * comes online meanwhile, and released when it is switched off or the CPU
+ * goes offline: recount holds four counters per CPU only while it runs.
+ *
+ * Counters are a shared resource. Pinned CPU events are scheduled before any
+ * other event and never rotated; if the PMU cannot give recount its counters
+ * (other pinned users, such as the NMI watchdog, hold them), the event is in
+ * error and perf_event_read_local() fails. An interval whose counts could not
+ * be read at both ends adds no cycles or instructions and marks them inexact
+ * in every track it is charged to. recount never takes counters from another
+ * user. Without a PMU, cycles and instructions are unsupported: the netlink
+ * family leaves them out and says so.
+ */
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+
+#include "internal.h"
+
+DEFINE_STATIC_KEY_FALSE(recount_pmu_key);
+
+/* The counters of a CPU: cycles and instructions, per level. */
+struct recount_pmu {
+	struct perf_event *cycles[RECOUNT_NR_LEVELS];
+	struct perf_event *instructions[RECOUNT_NR_LEVELS];
+};
+
+static DEFINE_PER_CPU(struct recount_pmu, recount_pmus);
+
+/* Counters wanted on online CPUs; changed under cpus_read_lock(). */
+static bool recount_pmu_wanted;
+
+/* Some CPU had counters when recount last started. */
+static bool recount_pmu_found;
+
+static bool recount_pmu_read_one(struct perf_event *event, u64 *value)
+{
+	return event && !perf_event_read_local(event, value, NULL, NULL);
+}
+
+/**
+ * recount_pmu_read() - read the local CPU's counters into a snapshot
+ * @snap: the snapshot; RECOUNT_SNAP_PMU is set in @snap->tried, and in
+ *	@snap->valid if every counter was read
+ *
+ * Called at the accounting points that read counters, interrupts disabled.
+ */
+void recount_pmu_read(struct recount_snap *snap)
+{
+	struct recount_pmu *pmu = this_cpu_ptr(&recount_pmus);
+	bool ok = true;
+	int l;
+
+	snap->tried |= RECOUNT_SNAP_PMU;
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		ok &= recount_pmu_read_one(READ_ONCE(pmu->cycles[l]),
+					   &snap->counts[l].cycles);
+		ok &= recount_pmu_read_one(READ_ONCE(pmu->instructions[l]),
+					   &snap->counts[l].instructions);
+	}
+	if (ok)
+		snap->valid |= RECOUNT_SNAP_PMU;
+}
+
+static struct perf_event *recount_pmu_create(unsigned int cpu, u64 config,
+					     enum recount_level level)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_HARDWARE,
+		.size		= sizeof(attr),
+		.config		= config,
+		.pinned		= 1,
+		.exclude_user	= level == RECOUNT_LEVEL_KERNEL,
+		.exclude_kernel	= level == RECOUNT_LEVEL_USER,
+		.exclude_hv	= 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(event))
+		return NULL;
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		pr_warn_once("recount: CPU %u: a pinned counter could not be scheduled; its counts are marked inexact\n",
+			     cpu);
+	return event;
+}
+
+/* Give @cpu its counters. Returns true if it has them all. */
+static bool recount_pmu_install(unsigned int cpu)
+{
+	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
+	bool all = true;
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		if (!pmu->cycles[l])
+			WRITE_ONCE(pmu->cycles[l],
+				   recount_pmu_create(cpu, PERF_COUNT_HW_CPU_CYCLES, l));
+		if (!pmu->instructions[l])
+			WRITE_ONCE(pmu->instructions[l],
+				   recount_pmu_create(cpu, PERF_COUNT_HW_INSTRUCTIONS, l));
+		all &= pmu->cycles[l] && pmu->instructions[l];
+	}
+	return all;
+}
+
+static void recount_pmu_release(struct perf_event **slot)
+{
+	struct perf_event *event = *slot;
+
+	WRITE_ONCE(*slot, NULL);
+	if (event)
+		perf_event_release_kernel(event);
+}
+
+/*
+ * Release @cpu's counters. Accounting points on @cpu load the pointers with
+ * interrupts disabled: called on @cpu itself, or while recount is off, none
+ * can still be using them.
+ */
+static void recount_pmu_uninstall(unsigned int cpu)
+{
+	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		recount_pmu_release(&pmu->cycles[l]);
+		recount_pmu_release(&pmu->instructions[l]);
+	}
+}
+
+/**
+ * recount_pmu_cpu_online() - give a CPU coming online its counters
+ * @cpu: the CPU, which runs this
+ *
+ * Return: 0.
+ */
+int recount_pmu_cpu_online(unsigned int cpu)
+{
+	if (READ_ONCE(recount_pmu_wanted))
+		recount_pmu_install(cpu);
+	return 0;
+}
+
+/**
+ * recount_pmu_cpu_offline() - release the counters of a CPU going offline
+ * @cpu: the CPU, which runs this
+ *
+ * Return: 0.
+ */
+int recount_pmu_cpu_offline(unsigned int cpu)
+{
+	recount_pmu_uninstall(cpu);
+	return 0;
+}
+
+/**
+ * recount_pmu_start() - create the counters of every online CPU
+ *
+ * Called while recount is off, before it is switched on.
+ *
+ * Return: 0, or -ENODEV if no CPU has counters: cycles and instructions are
+ * then unsupported.
+ */
+int recount_pmu_start(void)
+{
+	bool any = false;
+	unsigned int cpu;
+
+	cpus_read_lock();
+	WRITE_ONCE(recount_pmu_wanted, true);
+	for_each_online_cpu(cpu)
+		any |= recount_pmu_install(cpu);
+	if (any)
+		static_branch_enable_cpuslocked(&recount_pmu_key);
+	cpus_read_unlock();
+	WRITE_ONCE(recount_pmu_found, any);
+	return any ? 0 : -ENODEV;
+}
+
+/**
+ * recount_pmu_stop() - release every CPU's counters
+ *
+ * Called once recount is off and no accounting point runs any more.
+ */
+void recount_pmu_stop(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	WRITE_ONCE(recount_pmu_wanted, false);
+	static_branch_disable_cpuslocked(&recount_pmu_key);
+	for_each_online_cpu(cpu)
+		recount_pmu_uninstall(cpu);
+	cpus_read_unlock();
+}
+
+/**
+ * recount_pmu_supported() - are cycles and instructions counted?
+ *
+ * Return: true if some CPU had counters when recount last started: its
+ * cycles and instructions are counted, or were until recount stopped.
+ */
+bool recount_pmu_supported(void)
+{
+	return READ_ONCE(recount_pmu_found);
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: estimated energy, from a power model.
+ *
+ * With a power model (sysctl kernel.recount_power_mw: performance busy,
+ * performance idle, efficiency busy, efficiency idle, in mW), a thread busy
+ * for a time T on a CPU of a kind drawing P gains P * T; a sleeping thread
+ * gains nothing; an idle CPU gains its idle power times its idle time.
+ * Without a model, energy is unsupported.
+ */
+#define _GNU_SOURCE
+#include <linux/capability.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+#define POWER_SYSCTL "/proc/sys/kernel/recount_power_mw"
+
+static int power_get(unsigned int mw[4])
+{
+	FILE *f = fopen(POWER_SYSCTL, "r");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%u %u %u %u", &mw[0], &mw[1], &mw[2], &mw[3]);
+	fclose(f);
+	return n == 4 ? 0 : -EINVAL;
+}
+
+static int power_set(const unsigned int mw[4])
+{
+	char buf[64];
+	int fd, len, ret = 0;
+
+	len = snprintf(buf, sizeof(buf), "%u %u %u %u\n", mw[0], mw[1], mw[2], mw[3]);
+	fd = open(POWER_SYSCTL, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The model the tests use: busy and idle power of each kind, in mW. */
+static const unsigned int model[4] = { 2000, 100, 500, 20 };
+
+FIXTURE(energy) {
+	struct rnl nl;
+	unsigned int saved[4];
+};
+
+FIXTURE_SETUP(energy)
+{
+	int err = rnl_open(&self->nl);
+
+	if (err == -ENOENT)
+		SKIP(return, "the kernel has no RECOUNT netlink family (CONFIG_RECOUNT=n)");
+	ASSERT_EQ(0, err);
+	if (recount_sysctl_get() != 1)
+		ASSERT_EQ(0, recount_sysctl_set(1));
+	ASSERT_EQ(0, power_get(self->saved));
+	ASSERT_EQ(0, power_set(model));
+}
+
+FIXTURE_TEARDOWN(energy)
+{
+	power_set(self->saved);
+	rnl_close(&self->nl);
+}
+
+/* The first CPU of kind @kind, as get-info lists them, or -1. */
+static int first_cpu_of(struct rnl *nl, int kind)
+{
+	struct rnl_reply r;
+
+	if (rnl_get_info(nl, &r) || !r.rec.kind_cpus[kind][0])
+		return -1;
+	return atoi(r.rec.kind_cpus[kind]);
+}
+
+/* Energy in nJ of @mw milliwatts over @ns nanoseconds. */
+static __u64 energy_of(unsigned int mw, __u64 ns)
+{
+	return (__u64)((long double)mw * ns / 1000);
+}
+
+static __u64 diff(__u64 a, __u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+TEST_F(energy, model_from_boot_parameter)
+{
+	char value[64], expect[64];
+	unsigned int mw[4];
+
+	if (!cmdline_has("recount_power_mw=", value, sizeof(value)))
+		SKIP(return, "booted without recount_power_mw=");
+	ASSERT_EQ(0, power_set(self->saved));
+	ASSERT_EQ(0, power_get(mw));
+	snprintf(expect, sizeof(expect), "%u,%u,%u,%u", mw[0], mw[1], mw[2], mw[3]);
+	EXPECT_STREQ(value, expect);
+}
+
+/* A thread busy on a kind drawing P for a time T gains P * T, within 2%. */
+TEST_F(energy, busy_thread_gains_power_times_time)
+{
+	struct rnl_reply info;
+	int kind;
+
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &info));
+	ASSERT_EQ(RECOUNT_ENERGY_SOURCE_ESTIMATED, info.rec.energy_source);
+	ASSERT_TRUE(info.rec.metrics & RECOUNT_METRIC_ENERGY);
+
+	for (kind = 0; kind < 2; kind++) {
+		int cpu = first_cpu_of(&self->nl, kind);
+		unsigned long long t0, wall;
+		struct rnl_record a, b;
+		__u64 time, energy, expect;
+		struct worker w;
+
+		if (cpu < 0)
+			continue;
+		ASSERT_EQ(0, worker_start(&w, work_spin_user, 300 * NSEC_PER_MSEC, cpu));
+		AT_REST(w.tid, &a);
+		t0 = now_ns();
+		ASSERT_EQ(0, worker_run(&w));
+		wall = now_ns() - t0;
+		AT_REST(w.tid, &b);
+		worker_stop(&w);
+
+		ASSERT_TRUE(b.usage.has & RNL_ENERGY);
+		time = rnl_cpu_time(&b.usage) - rnl_cpu_time(&a.usage);
+		energy = b.usage.energy - a.usage.energy;
+		expect = energy_of(model[kind * 2], time);
+		TH_LOG("kind %d (cpu %d): busy %llu us of %llu us, %llu nJ, expected %llu nJ",
+		       kind, cpu, time / 1000, wall / 1000, energy, expect);
+		EXPECT_GE(time, wall * 9 / 10);
+		EXPECT_LE(diff(energy, expect), expect / 50);
+		EXPECT_EQ(0, b.usage.inexact & RECOUNT_INEXACT_ENERGY);
+	}
+}
+
+/* A sleeping thread reaches no accounting point: it gains no energy at all. */
+TEST_F(energy, sleeping_thread_gains_nothing)
+{
+	struct rnl_record a, b;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work_sleep, 1200 * NSEC_PER_MSEC, -1));
+	ASSERT_EQ(1, write(w.go[1], "r", 1));
+	sleep_ns(100 * NSEC_PER_MSEC);
+	GET(RECOUNT_A_PID, w.tid, &a);
+	sleep_ns(500 * NSEC_PER_MSEC);
+	GET(RECOUNT_A_PID, w.tid, &b);
+	ASSERT_EQ(1, read(w.done[0], &(char){ 0 }, 1));
+	worker_stop(&w);
+	ASSERT_TRUE(b.usage.has & RNL_ENERGY);
+	EXPECT_EQ(a.usage.energy, b.usage.energy);
+}
+
+/* An idle CPU gains its idle power times its idle time, within 2%. */
+TEST_F(energy, idle_cpu_gains_idle_power)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), cpu = ncpu - 1;
+	struct rnl_record a, b;
+	__u64 idle, energy, expect;
+
+	GET(RECOUNT_A_CPU, cpu, &a);
+	sleep_ns(500 * NSEC_PER_MSEC);
+	GET(RECOUNT_A_CPU, cpu, &b);
+	ASSERT_TRUE(b.usage.has & RNL_IDLE_ENERGY);
+	idle = b.usage.idle - a.usage.idle;
+	energy = b.usage.idle_energy - a.usage.idle_energy;
+	expect = energy_of(model[b.usage.kind * 2 + 1], idle);
+	TH_LOG("cpu %d: idle %llu us, %llu nJ, expected %llu nJ", cpu, idle / 1000, energy, expect);
+	EXPECT_GT(idle, 100 * NSEC_PER_MSEC);
+	EXPECT_LE(diff(energy, expect), expect / 50 + 1);
+}
+
+/* Without a power model, energy is unsupported: absent, never 0. */
+TEST_F(energy, no_model_no_energy)
+{
+	static const unsigned int none[4];
+	struct rnl_record r;
+	int k;
+
+	ASSERT_EQ(0, power_set(none));
+	GET(RECOUNT_A_PID, sys_gettid(), &r);
+	EXPECT_FALSE(r.metrics & RECOUNT_METRIC_ENERGY);
+	EXPECT_EQ(RECOUNT_ENERGY_SOURCE_NONE, r.energy_source);
+	EXPECT_FALSE(r.usage.has & RNL_ENERGY);
+	for (k = 0; k < r.nr_kinds; k++)
+		EXPECT_FALSE(r.per_kind[k].has & RNL_ENERGY);
+	GET(RECOUNT_A_CPU, 0, &r);
+	EXPECT_FALSE(r.usage.has & (RNL_ENERGY | RNL_IDLE_ENERGY));
+	/* And back: the model is a run-time setting. */
+	ASSERT_EQ(0, power_set(model));
+	GET(RECOUNT_A_PID, sys_gettid(), &r);
+	EXPECT_TRUE(r.usage.has & RNL_ENERGY);
+}
+
+/* Only CAP_SYS_ADMIN may change the model. */
+TEST_F(energy, model_needs_cap_sys_admin)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct data[2];
+		static const unsigned int other[4] = { 1, 2, 3, 4 };
+
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(10);
+		data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+		data[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(11);
+		_exit(power_set(other) == -EPERM ? 0 : 12);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: cycles and instructions.
+ *
+ * Where the kernel has PMU counters, recount's per-level counts of a thread
+ * agree with perf's counts of the same thread, grow at the right level, and
+ * are read whole. Where it has none, they are reported unsupported: left
+ * out, never 0.
+ */
+#define _GNU_SOURCE
+#include <sys/ioctl.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+/* The metrics the kernel counts, or 0 if it does not say. */
+static __u32 metrics_of(struct rnl *nl)
+{
+	struct rnl_reply r;
+
+	if (rnl_get_info(nl, &r))
+		return 0;
+	return r.rec.metrics;
+}
+
+#define NO_PMU "no PMU counters: cycles and instructions are unsupported here"
+
+/* Does the kernel count cycles and instructions? */
+static bool have_pmu(struct rnl *nl)
+{
+	__u32 both = RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS;
+
+	return (metrics_of(nl) & both) == both;
+}
+
+/* Metric @bit is in @u exactly when the kernel counts it. */
+static void expect_metric(struct __test_metadata *_metadata, __u32 metrics,
+			  __u32 bit, const struct rnl_usage *u, unsigned int has)
+{
+	EXPECT_EQ(!!(metrics & bit), !!(u->has & has))
+		TH_LOG("metric %#x: counted %d, in the record %d", bit,
+		       !!(metrics & bit), !!(u->has & has));
+}
+
+/* What the kernel does not count is left out of every record, not 0. */
+TEST_F(recount, unsupported_metrics_are_absent_not_zero)
+{
+	struct rnl_record thread, process, cpu;
+	__u32 metrics = metrics_of(&self->nl);
+	int k;
+
+	GET(RECOUNT_A_PID, sys_gettid(), &thread);
+	GET(RECOUNT_A_TGID, getpid(), &process);
+	GET(RECOUNT_A_CPU, 0, &cpu);
+	ASSERT_TRUE(thread.has_metrics);
+	EXPECT_EQ(metrics, thread.metrics);
+	EXPECT_TRUE(metrics & RECOUNT_METRIC_TIME);
+	TH_LOG("metrics %#x, energy source %u", metrics, thread.energy_source);
+
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_CYCLES, &thread.usage, RNL_CYCLES);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_INSTRUCTIONS, &thread.usage,
+		      RNL_INSTRUCTIONS);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_ENERGY, &thread.usage, RNL_ENERGY);
+	ASSERT_GT(thread.nr_kinds, 0);
+	for (k = 0; k < thread.nr_kinds; k++)
+		expect_metric(_metadata, metrics, RECOUNT_METRIC_CYCLES, &thread.per_kind[k],
+			      RNL_CYCLES);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_CYCLES, &process.usage, RNL_CYCLES);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_CYCLES, &process.exited, RNL_CYCLES);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_CYCLES, &cpu.usage, RNL_CYCLES);
+	expect_metric(_metadata, metrics, RECOUNT_METRIC_ENERGY, &cpu.usage, RNL_IDLE_ENERGY);
+	/* Time is counted either way. */
+	EXPECT_GT(thread.usage.kernel, 0);
+}
+
+static int perf_open(__u64 config)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_HARDWARE,
+		.size		= sizeof(attr),
+		.config		= config,
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+		.exclude_hv	= 1,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static __u64 perf_read(int fd)
+{
+	__u64 v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* A loop of known length: three instructions an iteration. */
+static void run_loop(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		asm volatile("" : "+r" (i));
+}
+
+static __u64 within(__u64 a, __u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * recount's user instructions and cycles of a thread match a user-only perf
+ * count of the same thread over the same loop within 0.5%.
+ */
+TEST_F(recount, user_counts_match_perf)
+{
+	int fi, fc, i;
+	struct rnl_record a, b;
+	__u64 pi, pc, ri, rc;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	fi = perf_open(PERF_COUNT_HW_INSTRUCTIONS);
+	fc = perf_open(PERF_COUNT_HW_CPU_CYCLES);
+	ASSERT_GE(fi, 0) TH_LOG("perf_event_open(instructions): %s", strerror(errno));
+	ASSERT_GE(fc, 0) TH_LOG("perf_event_open(cycles): %s", strerror(errno));
+
+	for (i = 0; i < 3; i++) {
+		GET(RECOUNT_A_PID, sys_gettid(), &a);
+		ASSERT_EQ(0, ioctl(fi, PERF_EVENT_IOC_RESET, 0));
+		ASSERT_EQ(0, ioctl(fc, PERF_EVENT_IOC_RESET, 0));
+		ASSERT_EQ(0, ioctl(fi, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(fc, PERF_EVENT_IOC_ENABLE, 0));
+		run_loop(10000000);
+		ASSERT_EQ(0, ioctl(fc, PERF_EVENT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, ioctl(fi, PERF_EVENT_IOC_DISABLE, 0));
+		GET(RECOUNT_A_PID, sys_gettid(), &b);
+		pi = perf_read(fi);
+		pc = perf_read(fc);
+		ri = b.usage.user_instructions - a.usage.user_instructions;
+		rc = b.usage.user_cycles - a.usage.user_cycles;
+		TH_LOG("instructions: recount %llu, perf %llu; cycles: recount %llu, perf %llu",
+		       ri, pi, rc, pc);
+		EXPECT_GT(pi, 25000000);
+		EXPECT_LE(within(ri, pi), pi / 200);
+		EXPECT_LE(within(rc, pc), pc / 200);
+		EXPECT_EQ(0, b.usage.inexact);
+	}
+	close(fi);
+	close(fc);
+}
+
+static void work_syscalls(struct worker *w)
+{
+	unsigned long long i;
+
+	for (i = 0; i < w->arg; i++)
+		syscall(SYS_getppid);
+}
+
+/* Syscalls add kernel instructions, not user ones; a loop the reverse. */
+TEST_F(recount, instructions_grow_at_their_level)
+{
+	struct rnl_record a, b;
+	__u64 user, kernel;
+	struct worker w;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_EQ(0, worker_start(&w, work_syscalls, 20000, -1));
+	AT_REST(w.tid, &a);
+	ASSERT_EQ(0, worker_run(&w));
+	AT_REST(w.tid, &b);
+	user = b.usage.user_instructions - a.usage.user_instructions;
+	kernel = b.usage.kernel_instructions - a.usage.kernel_instructions;
+	TH_LOG("20000 getppid(): user %llu instructions, kernel %llu", user, kernel);
+	EXPECT_GT(kernel, 20000 * 100);
+	EXPECT_GT(kernel, 5 * user);
+
+	w.work = work_spin_user;
+	w.arg = 200 * NSEC_PER_MSEC;
+	ASSERT_EQ(0, worker_run(&w));
+	AT_REST(w.tid, &a);
+	worker_stop(&w);
+	user = a.usage.user_instructions - b.usage.user_instructions;
+	kernel = a.usage.kernel_instructions - b.usage.kernel_instructions;
+	TH_LOG("spinning: user %llu instructions, kernel %llu", user, kernel);
+	EXPECT_GT(user, 10 * kernel);
+}
+
+struct reader {
+	pthread_t thread;
+	pid_t target;
+	unsigned long long until;
+	unsigned long reads, moved, torn;
+};
+
+/*
+ * Read a spinning thread over and over. Between two whole reads its user
+ * cycles and user instructions grow together (the spin's CPI is steady); a
+ * torn read, cycles of one update and instructions of another, would make
+ * one of them move without the other.
+ */
+static void *reader_main(void *p)
+{
+	struct reader *rd = p;
+	struct rnl_usage last = {};
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (rnl_open(&nl))
+		return NULL;
+	while (now_ns() < rd->until) {
+		__u64 dc, di;
+
+		if (rnl_get(&nl, RECOUNT_A_PID, rd->target, &r))
+			break;
+		dc = r.rec.usage.user_cycles - last.user_cycles;
+		di = r.rec.usage.user_instructions - last.user_instructions;
+		if (rd->reads++ && (dc || di)) {
+			rd->moved++;
+			/* Whole updates keep the ratio within a factor of two. */
+			if (!dc || !di || dc > 2 * di || di > 2 * dc)
+				rd->torn++;
+		}
+		last = r.rec.usage;
+	}
+	rnl_close(&nl);
+	return NULL;
+}
+
+TEST_F(recount, cpi_is_never_torn)
+{
+	struct reader rd[3];
+	unsigned long moved = 0;
+	struct worker w;
+	int i;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_EQ(0, worker_start(&w, work_spin_user, 1500 * NSEC_PER_MSEC, 1));
+	ASSERT_EQ(1, write(w.go[1], "r", 1));
+	sleep_ns(100 * NSEC_PER_MSEC);
+	for (i = 0; i < 3; i++) {
+		rd[i] = (struct reader){ .target = w.tid, .until = now_ns() + NSEC_PER_SEC };
+		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]));
+	}
+	for (i = 0; i < 3; i++) {
+		pthread_join(rd[i].thread, NULL);
+		TH_LOG("reader %d: %lu reads, %lu saw the thread move, %lu torn",
+		       i, rd[i].reads, rd[i].moved, rd[i].torn);
+		EXPECT_EQ(0, rd[i].torn);
+		moved += rd[i].moved;
+	}
+	ASSERT_EQ(1, read(w.done[0], &(char){ 0 }, 1));
+	worker_stop(&w);
+	/* The readers did watch the counts move. */
+	EXPECT_GT(moved, 20);
+}
+
+TEST_HARNESS_MAIN
