@@ -36,10 +36,12 @@ qemu+=(-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none)
 
 msg "booting $ARCH ($mode), serial log: ${log#$TOP/}"
 set +e
+# QEMU warns that etc/sercon-port is not under opt/: SeaBIOS wants that name.
+quiet_qemu() { grep --line-buffered -v 'fw_cfg item names should be prefixed'; }
 if [ -n "${QUIET:-}" ]; then
-	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null > "$log" 2>&1
+	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null 2>&1 | quiet_qemu > "$log"
 else
-	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null 2>&1 | tee "$log"
+	timeout -k 10 "$limit" "${qemu[@]}" < /dev/null 2>&1 | quiet_qemu | tee "$log"
 fi
 status=${PIPESTATUS[0]}
 set -e

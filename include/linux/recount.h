@@ -20,6 +20,8 @@ struct signal_struct;
 /* Wrapped by kernel/sched/stats.h, which has the rq and its clock. */
 void __recount_sched_switch(struct task_struct *prev, u64 now);
 void __recount_sched_tick(u64 now);
+void __recount_sched_enqueue(struct task_struct *p, u64 now);
+void __recount_sched_switch_in(struct task_struct *next, u64 now);
 
 #ifdef CONFIG_RECOUNT
 
@@ -38,6 +40,10 @@ static __always_inline bool recount_enabled(void)
 
 void __recount_user_enter(void);
 void __recount_user_exit(void);
+void __recount_fault_begin(void);
+void __recount_fault_end(void);
+void __recount_contention_begin(void);
+void __recount_contention_end(void);
 void __recount_idle_enter(void);
 void __recount_idle_exit(void);
 void __recount_idle_dead(void);
@@ -108,6 +114,57 @@ static __always_inline void recount_idle_dead(void)
 		__recount_idle_dead();
 }
 
+/**
+ * recount_fault_begin() - a page fault begins
+ *
+ * Called by the architecture's page fault handler on entry, for faults from
+ * user and kernel mode. Faults may nest; the outermost one is timed.
+ */
+static __always_inline void recount_fault_begin(void)
+{
+	if (recount_enabled())
+		__recount_fault_begin();
+}
+
+/**
+ * recount_fault_end() - a page fault ends
+ *
+ * Called by the architecture's page fault handler on exit: current's page
+ * fault time grows by the time since the outermost recount_fault_begin(),
+ * whatever the fault waited for meanwhile (I/O, userfaultfd, locks).
+ */
+static __always_inline void recount_fault_end(void)
+{
+	if (recount_enabled())
+		__recount_fault_end();
+}
+
+/**
+ * recount_contention_begin() - current starts waiting for a sleeping lock
+ *
+ * Called where a sleeping lock (mutex, rw_semaphore, percpu_rw_semaphore,
+ * rt_mutex, semaphore) finds itself contended, next to
+ * trace_contention_begin(); again while it waits, if it likes.
+ */
+static __always_inline void recount_contention_begin(void)
+{
+	if (recount_enabled())
+		__recount_contention_begin();
+}
+
+/**
+ * recount_contention_end() - current is done waiting for a sleeping lock
+ *
+ * Called next to trace_contention_end(), whether the lock was taken or the
+ * wait interrupted: current's lock contention time grows by the time since
+ * the first recount_contention_begin() of the wait.
+ */
+static __always_inline void recount_contention_end(void)
+{
+	if (recount_enabled())
+		__recount_contention_end();
+}
+
 void recount_task_init(struct task_struct *p);
 int recount_signal_init(struct signal_struct *sig);
 void recount_signal_free(struct signal_struct *sig);
@@ -121,6 +178,10 @@ static inline void recount_user_exit(void) { }
 static inline void recount_idle_enter(void) { }
 static inline void recount_idle_exit(void) { }
 static inline void recount_idle_dead(void) { }
+static inline void recount_fault_begin(void) { }
+static inline void recount_fault_end(void) { }
+static inline void recount_contention_begin(void) { }
+static inline void recount_contention_end(void) { }
 static inline void recount_task_init(struct task_struct *p) { }
 static inline int recount_signal_init(struct signal_struct *sig) { return 0; }
 static inline void recount_signal_free(struct signal_struct *sig) { }

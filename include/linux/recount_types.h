@@ -52,9 +52,35 @@ struct recount_usage {
 };
 
 /**
+ * enum recount_wait - what a thread waits for, when it is not running
+ * @RECOUNT_WAIT_QUEUE: a CPU, while runnable
+ * @RECOUNT_WAIT_FAULT: a page fault to be handled, from its entry to its exit
+ * @RECOUNT_WAIT_LOCK: a contended sleeping lock
+ * @RECOUNT_NR_WAITS: number of waits
+ *
+ * The waits overlap (a page fault may wait for a lock) and do not add up to
+ * anything: each answers its own question.
+ */
+enum recount_wait {
+	RECOUNT_WAIT_QUEUE,
+	RECOUNT_WAIT_FAULT,
+	RECOUNT_WAIT_LOCK,
+	RECOUNT_NR_WAITS,
+};
+
+/**
+ * struct recount_runtime - how long a thread waited, per wait
+ * @wait: time, in nanoseconds, per enum recount_wait
+ */
+struct recount_runtime {
+	u64 wait[RECOUNT_NR_WAITS];
+};
+
+/**
  * struct recount_track - usage that lockless readers can read whole
- * @seq: sequence count, odd while the track's only writer updates @usage
+ * @seq: sequence count, odd while the track's only writer updates it
  * @usage: the accumulated usage
+ * @runtime: the accumulated runtime
  *
  * Every track has exactly one writer: the CPU the owner runs on (a thread's
  * track), or the CPU the track belongs to (a CPU's track and a process's
@@ -63,17 +89,28 @@ struct recount_usage {
 struct recount_track {
 	unsigned int seq;
 	struct recount_usage usage;
+	struct recount_runtime runtime;
 };
 
 /**
  * struct recount_thread - recount's state of a thread, in task_struct
- * @seq: sequence count of @kind, odd while the CPU running the thread
- *	updates it
+ * @seq: sequence count of @kind and @runtime, odd while the CPU running (or
+ *	switching in) the thread updates them
+ * @fault_depth: how many page faults the thread is in, nested
  * @kind: what the thread consumed on each kind of CPU
+ * @runtime: what the thread waited for
+ * @queued_at: when the thread started waiting for a CPU, or 0
+ * @fault_at: when the thread's outermost page fault began
+ * @lock_at: when the thread started waiting for a contended lock, or 0
  */
 struct recount_thread {
 	unsigned int seq;
+	unsigned int fault_depth;
 	struct recount_usage kind[RECOUNT_NR_KINDS];
+	struct recount_runtime runtime;
+	u64 queued_at;
+	u64 fault_at;
+	u64 lock_at;
 };
 
 /**
@@ -82,14 +119,16 @@ struct recount_thread {
  *	consumed on that CPU
  * @exited_lock: serializes dying threads folding their usage into @exited;
  *	raw, as they fold with preemption disabled
- * @exited_seq: lets readers read @exited without the lock
+ * @exited_seq: lets readers read @exited and @exited_runtime without the lock
  * @exited: what the exited threads of the process consumed
+ * @exited_runtime: what they waited for
  */
 struct recount_process {
 	struct recount_track __percpu *tracks;
 	raw_spinlock_t exited_lock;
 	seqcount_raw_spinlock_t exited_seq;
 	struct recount_usage exited;
+	struct recount_runtime exited_runtime;
 };
 
 #endif /* CONFIG_RECOUNT */

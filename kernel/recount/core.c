@@ -13,6 +13,12 @@
  *   or to the CPU's idle time. Threads keep their usage per kind of CPU
  *   (performance, efficiency: kind.c), processes per CPU.
  *
+ *   And why a thread was not running: how long it waited for a CPU while
+ *   runnable (queue time), in page faults, and for contended sleeping locks.
+ *   These waits are timed where they start and end (enqueue and switch-in,
+ *   the page fault handler, the locks' contention points) and added to the
+ *   thread's and its process's runtime.
+ *
  * When
  *
  *   Each CPU keeps a snapshot of its counters, taken at its last accounting
@@ -269,6 +275,143 @@ void __recount_sched_tick(u64 now)
 		recount_account(current, now, RECOUNT_CPU_KERNEL, true);
 }
 
+/*
+ * When accounting last started. A thread's marks (queued_at, fault_at,
+ * lock_at) from before are stale: what they would measure spans a time
+ * recount was off.
+ */
+static u64 recount_started_at;
+
+static __always_inline bool recount_mark_valid(u64 mark)
+{
+	return mark && mark >= READ_ONCE(recount_started_at);
+}
+
+/*
+ * Add @time to @t's wait @wait, and to its process's. Called by the CPU that
+ * runs @t, or that is switching it in.
+ */
+static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 time)
+{
+	struct recount_thread *rt = &t->recount;
+	struct recount_track *pt;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	pt = raw_cpu_ptr(t->signal->recount.tracks);
+	recount_seq_write_begin(&rt->seq);
+	recount_seq_write_begin(&pt->seq);
+	recount_seq_write_fence();
+	WRITE_ONCE(rt->runtime.wait[wait], rt->runtime.wait[wait] + time);
+	WRITE_ONCE(pt->runtime.wait[wait], pt->runtime.wait[wait] + time);
+	recount_seq_write_fence();
+	recount_seq_write_end(&pt->seq);
+	recount_seq_write_end(&rt->seq);
+	local_irq_restore(flags);
+}
+
+/* The time from @mark to @now, if @mark is valid; else 0. */
+static __always_inline u64 recount_since(u64 mark, u64 now)
+{
+	return recount_mark_valid(mark) && now > mark ? now - mark : 0;
+}
+
+/**
+ * __recount_sched_enqueue() - a thread starts waiting for a CPU
+ * @p: the thread, woken up, new, or preempted while runnable
+ * @now: the runqueue clock, in nanoseconds
+ *
+ * A thread moved from one runqueue to another keeps waiting since it first
+ * did. Called through kernel/sched/stats.h with the runqueue locked.
+ */
+void __recount_sched_enqueue(struct task_struct *p, u64 now)
+{
+	if (!recount_mark_valid(p->recount.queued_at))
+		p->recount.queued_at = now;
+}
+
+/**
+ * __recount_sched_switch_in() - a thread stops waiting for a CPU
+ * @next: the thread the CPU switches to
+ * @now: the runqueue clock of the switch, in nanoseconds
+ *
+ * @next's queue time grows by its wait. Called through kernel/sched/stats.h
+ * with the runqueue locked and interrupts disabled.
+ */
+void __recount_sched_switch_in(struct task_struct *next, u64 now)
+{
+	u64 wait = recount_since(next->recount.queued_at, now);
+
+	next->recount.queued_at = 0;
+	if (wait)
+		recount_wait_add(next, RECOUNT_WAIT_QUEUE, wait);
+}
+
+/**
+ * __recount_fault_begin() - current enters a page fault
+ *
+ * See recount_fault_begin().
+ */
+void __recount_fault_begin(void)
+{
+	struct recount_thread *rt = &current->recount;
+
+	/*
+	 * A fault taken while handling another (in an interrupt, say) nests;
+	 * a depth left over from a time recount was off restarts.
+	 */
+	if (!rt->fault_depth || !recount_mark_valid(rt->fault_at)) {
+		rt->fault_depth = 0;
+		rt->fault_at = local_clock();
+	}
+	rt->fault_depth++;
+}
+
+/**
+ * __recount_fault_end() - current leaves a page fault
+ *
+ * See recount_fault_end().
+ */
+void __recount_fault_end(void)
+{
+	struct recount_thread *rt = &current->recount;
+	u64 time;
+
+	if (!rt->fault_depth || --rt->fault_depth)
+		return;
+	time = recount_since(rt->fault_at, local_clock());
+	if (time)
+		recount_wait_add(current, RECOUNT_WAIT_FAULT, time);
+}
+
+/**
+ * __recount_contention_begin() - current waits for a contended sleeping lock
+ *
+ * See recount_contention_begin().
+ */
+void __recount_contention_begin(void)
+{
+	struct recount_thread *rt = &current->recount;
+
+	if (!recount_mark_valid(rt->lock_at))
+		rt->lock_at = local_clock();
+}
+
+/**
+ * __recount_contention_end() - current is done waiting for a sleeping lock
+ *
+ * See recount_contention_end().
+ */
+void __recount_contention_end(void)
+{
+	struct recount_thread *rt = &current->recount;
+	u64 time = recount_since(rt->lock_at, local_clock());
+
+	rt->lock_at = 0;
+	if (time)
+		recount_wait_add(current, RECOUNT_WAIT_LOCK, time);
+}
+
 /**
  * __recount_idle_enter() - account a CPU going idle
  *
@@ -322,12 +465,14 @@ void recount_update_current(void)
 }
 
 /**
- * recount_thread_read() - read what a thread consumed
+ * recount_thread_read() - read what a thread consumed and waited for
  * @t: the thread
  * @usage: receives its usage on each kind of CPU
+ * @runtime: receives what it waited for
  */
 void recount_thread_read(struct task_struct *t,
-			 struct recount_usage usage[RECOUNT_NR_KINDS])
+			 struct recount_usage usage[RECOUNT_NR_KINDS],
+			 struct recount_runtime *runtime)
 {
 	const struct recount_thread *rt = &t->recount;
 	unsigned int seq;
@@ -337,25 +482,32 @@ void recount_thread_read(struct task_struct *t,
 		seq = recount_seq_read_begin(&rt->seq);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			recount_usage_copy(&usage[k], &rt->kind[k]);
+		recount_runtime_copy(runtime, &rt->runtime);
 	} while (recount_seq_read_retry(&rt->seq, seq));
 }
 
 /**
- * recount_process_read() - read what a process consumed
+ * recount_process_read() - read what a process consumed and waited for
  * @sig: the process
  * @total: receives, per kind of CPU, the usage of all its threads, live
  *	and exited
+ * @runtime: receives what all its threads, live and exited, waited for
  * @exited: receives the usage of its exited threads, a part of the sum of
  *	@total
+ * @exited_runtime: receives what its exited threads waited for, a part of
+ *	@runtime
  *
- * @exited is read first: everything it holds was charged to @total before,
- * so @total is never less than @exited.
+ * The exited part is read first: everything it holds was charged to the
+ * totals before, so a total is never less than its exited part.
  */
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
-			  struct recount_usage *exited)
+			  struct recount_runtime *runtime,
+			  struct recount_usage *exited,
+			  struct recount_runtime *exited_runtime)
 {
 	struct recount_process *p = &sig->recount;
+	struct recount_runtime cpu_runtime;
 	struct recount_usage usage;
 	unsigned int seq;
 	int cpu;
@@ -363,12 +515,15 @@ void recount_process_read(struct signal_struct *sig,
 	do {
 		seq = read_seqcount_begin(&p->exited_seq);
 		*exited = p->exited;
+		*exited_runtime = p->exited_runtime;
 	} while (read_seqcount_retry(&p->exited_seq, seq));
 
 	memset(total, 0, sizeof(*total) * RECOUNT_NR_KINDS);
+	memset(runtime, 0, sizeof(*runtime));
 	for_each_possible_cpu(cpu) {
-		recount_track_read(per_cpu_ptr(p->tracks, cpu), &usage);
+		recount_track_read(per_cpu_ptr(p->tracks, cpu), &usage, &cpu_runtime);
 		recount_usage_sum(&total[per_cpu(recount_cpus, cpu).kind], &usage);
+		recount_runtime_sum(runtime, &cpu_runtime);
 	}
 }
 
@@ -488,13 +643,15 @@ void recount_thread_dead(struct task_struct *t)
 {
 	struct recount_process *p = &t->signal->recount;
 	struct recount_usage usage[RECOUNT_NR_KINDS];
+	struct recount_runtime runtime;
 	int k;
 
-	recount_thread_read(t, usage);
+	recount_thread_read(t, usage, &runtime);
 	raw_spin_lock(&p->exited_lock);
 	write_seqcount_begin(&p->exited_seq);
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		recount_usage_sum(&p->exited, &usage[k]);
+	recount_runtime_sum(&p->exited_runtime, &runtime);
 	write_seqcount_end(&p->exited_seq);
 	raw_spin_unlock(&p->exited_lock);
 }
@@ -522,6 +679,8 @@ static void recount_set_enabled(bool on)
 	if (on == recount_enabled())
 		return;
 	if (on) {
+		/* Marks threads left from before are stale from now on. */
+		WRITE_ONCE(recount_started_at, local_clock());
 		/* Without counters, cycles and instructions are unsupported. */
 		recount_pmu_start();
 		/* Every CPU is in RECOUNT_CPU_RESYNC: see below and recount_cpus. */

@@ -345,28 +345,62 @@ static inline void recount_usage_sum(struct recount_usage *dst,
 }
 
 /**
+ * recount_runtime_copy() - copy a runtime, inside a read section
+ * @dst: where to copy to
+ * @src: the runtime of a track being read
+ */
+static __always_inline void recount_runtime_copy(struct recount_runtime *dst,
+						 const struct recount_runtime *src)
+{
+	int w;
+
+	for (w = 0; w < RECOUNT_NR_WAITS; w++)
+		dst->wait[w] = READ_ONCE(src->wait[w]);
+}
+
+/**
+ * recount_runtime_sum() - add one runtime to another
+ * @dst: the sum
+ * @src: what to add
+ */
+static inline void recount_runtime_sum(struct recount_runtime *dst,
+				       const struct recount_runtime *src)
+{
+	int w;
+
+	for (w = 0; w < RECOUNT_NR_WAITS; w++)
+		dst->wait[w] += src->wait[w];
+}
+
+/**
  * recount_track_read() - read a track whole
  * @track: the track
  * @usage: receives its usage
+ * @runtime: receives its runtime
  */
 static inline void recount_track_read(const struct recount_track *track,
-				      struct recount_usage *usage)
+				      struct recount_usage *usage,
+				      struct recount_runtime *runtime)
 {
 	unsigned int seq;
 
 	do {
 		seq = recount_seq_read_begin(&track->seq);
 		recount_usage_copy(usage, &track->usage);
+		recount_runtime_copy(runtime, &track->runtime);
 	} while (recount_seq_read_retry(&track->seq, seq));
 }
 
 /* core.c: reads */
 void recount_update_current(void);
 void recount_thread_read(struct task_struct *t,
-			 struct recount_usage usage[RECOUNT_NR_KINDS]);
+			 struct recount_usage usage[RECOUNT_NR_KINDS],
+			 struct recount_runtime *runtime);
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
-			  struct recount_usage *exited);
+			  struct recount_runtime *runtime,
+			  struct recount_usage *exited,
+			  struct recount_runtime *exited_runtime);
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *usage);
 u32 recount_metrics_supported(void);
 

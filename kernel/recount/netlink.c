@@ -99,36 +99,112 @@ static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
 	return 0;
 }
 
-static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t)
+/* The versions of struct recount_task_runtime: each begins with the last. */
+static_assert(sizeof(struct recount_task_runtime_v1) == 16);
+static_assert(sizeof(struct recount_task_runtime) == 32);
+static_assert(offsetof(struct recount_task_runtime, cpu_time) ==
+	      offsetof(struct recount_task_runtime_v1, cpu_time));
+static_assert(offsetof(struct recount_task_runtime, queue_time) ==
+	      offsetof(struct recount_task_runtime_v1, queue_time));
+static_assert(offsetof(struct recount_task_runtime, page_fault_time) == 16);
+static_assert(offsetof(struct recount_task_runtime, lock_contention_time) == 24);
+static_assert(RECOUNT_RUNTIME_VERSION == RECOUNT_RUNTIME_V2);
+
+static size_t recount_runtime_size(u32 version)
+{
+	return version == RECOUNT_RUNTIME_V1 ? sizeof(struct recount_task_runtime_v1) :
+					       sizeof(struct recount_task_runtime);
+}
+
+/* The time on CPU of @usage, per kind, all levels. */
+static u64 recount_cpu_time(const struct recount_usage usage[RECOUNT_NR_KINDS])
+{
+	u64 time = 0;
+	int k, l;
+
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+			time += usage[k].level[l].time;
+	return time;
+}
+
+/*
+ * Put @runtime and @cpu_time as a runtime nest of type @attr, and if
+ * @version, as the struct recount_task_runtime of that version.
+ */
+static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
+				  const struct recount_runtime *runtime, u32 version)
+{
+	struct recount_task_runtime rt = {
+		.cpu_time = cpu_time,
+		.queue_time = runtime->wait[RECOUNT_WAIT_QUEUE],
+		.page_fault_time = runtime->wait[RECOUNT_WAIT_FAULT],
+		.lock_contention_time = runtime->wait[RECOUNT_WAIT_LOCK],
+	};
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_CPU_TIME, rt.cpu_time,
+			      RECOUNT_A_RUNTIME_PAD) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_QUEUE_TIME, rt.queue_time,
+			      RECOUNT_A_RUNTIME_PAD) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, rt.page_fault_time,
+			      RECOUNT_A_RUNTIME_PAD) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME,
+			      rt.lock_contention_time, RECOUNT_A_RUNTIME_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	if (version && nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, recount_runtime_size(version), &rt))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
+				  u32 version)
 {
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	u32 metrics = recount_metrics_supported();
+	struct recount_runtime runtime;
 	char comm[TASK_COMM_LEN];
 
-	recount_thread_read(t, usage);
+	recount_thread_read(t, usage, &runtime);
 	get_task_comm(comm, t);
 	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_vnr(t)) ||
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(t)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
-	    recount_nl_put_state(msg, metrics))
+	    recount_nl_put_state(msg, metrics) ||
+	    recount_nl_put_kinds(msg, metrics, usage))
 		return -EMSGSIZE;
-	return recount_nl_put_kinds(msg, metrics, usage);
+	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(usage),
+				      &runtime, version);
 }
 
-static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader)
+static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
+				   u32 version)
 {
 	struct recount_usage total[RECOUNT_NR_KINDS], exited;
+	struct recount_runtime runtime, exited_runtime;
 	u32 metrics = recount_metrics_supported();
 	char comm[TASK_COMM_LEN];
 
-	recount_process_read(leader->signal, total, &exited);
+	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
 	get_task_comm(comm, leader);
 	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(leader)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    recount_nl_put_state(msg, metrics) ||
-	    recount_nl_put_kinds(msg, metrics, total))
+	    recount_nl_put_kinds(msg, metrics, total) ||
+	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, &exited, -1, NULL) ||
+	    recount_nl_put_runtime(msg, RECOUNT_A_EXITED_RUNTIME,
+				   exited.level[RECOUNT_LEVEL_USER].time +
+				   exited.level[RECOUNT_LEVEL_KERNEL].time,
+				   &exited_runtime, 0))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, &exited, -1, NULL);
+	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(total),
+				      &runtime, version);
 }
 
 static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu)
@@ -225,15 +301,32 @@ static int recount_nl_selector(struct genl_info *info)
  */
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
 	struct task_struct *t = NULL;
 	struct sk_buff *msg;
 	unsigned int cpu = 0;
+	u32 version = 0;
 	int sel, err;
 	void *hdr;
 
 	sel = recount_nl_selector(info);
 	if (sel < 0)
 		return sel;
+
+	if (ver) {
+		version = nla_get_u32(ver);
+		if (sel == RECOUNT_A_CPU) {
+			NL_SET_ERR_MSG_ATTR(info->extack, ver,
+					    "a CPU has no runtime: runtime-version goes with pid or tgid");
+			return -EINVAL;
+		}
+		if (version > RECOUNT_RUNTIME_VERSION) {
+			NL_SET_ERR_MSG_ATTR_FMT(info->extack, ver,
+						"unknown runtime version %u: this kernel knows versions 1 to %u",
+						version, RECOUNT_RUNTIME_VERSION);
+			return -EINVAL;
+		}
+	}
 
 	if (sel == RECOUNT_A_CPU) {
 		cpu = nla_get_u32(info->attrs[RECOUNT_A_CPU]);
@@ -259,9 +352,9 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	recount_update_current();
 
 	if (sel == RECOUNT_A_PID)
-		err = recount_nl_fill_thread(msg, t);
+		err = recount_nl_fill_thread(msg, t, version);
 	else if (sel == RECOUNT_A_TGID)
-		err = recount_nl_fill_process(msg, t);
+		err = recount_nl_fill_process(msg, t, version);
 	else
 		err = recount_nl_fill_cpu(msg, cpu);
 	if (err)
@@ -329,6 +422,17 @@ nospace:
 	nlmsg_free(msg);
 	return -EMSGSIZE;
 }
+
+/* genetlink-legacy specs leave the family to the handlers' file. */
+static struct genl_family recount_nl_family __ro_after_init = {
+	.name		= RECOUNT_FAMILY_NAME,
+	.version	= RECOUNT_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.split_ops	= recount_nl_ops,
+	.n_split_ops	= ARRAY_SIZE(recount_nl_ops),
+};
 
 static int __init recount_nl_init(void)
 {

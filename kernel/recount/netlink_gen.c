@@ -11,19 +11,20 @@
 #include <uapi/linux/recount.h>
 
 /* RECOUNT_CMD_GET - do */
-static const struct nla_policy recount_get_nl_policy[RECOUNT_A_CPU + 1] = {
+static const struct nla_policy recount_get_nl_policy[RECOUNT_A_RUNTIME_VERSION + 1] = {
 	[RECOUNT_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_CPU] = { .type = NLA_U32, },
+	[RECOUNT_A_RUNTIME_VERSION] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 /* Ops table for recount */
-static const struct genl_split_ops recount_nl_ops[] = {
+const struct genl_split_ops recount_nl_ops[2] = {
 	{
 		.cmd		= RECOUNT_CMD_GET,
 		.doit		= recount_nl_get_doit,
 		.policy		= recount_get_nl_policy,
-		.maxattr	= RECOUNT_A_CPU,
+		.maxattr	= RECOUNT_A_RUNTIME_VERSION,
 		.flags		= GENL_CMD_CAP_DO,
 	},
 	{
@@ -31,14 +32,4 @@ static const struct genl_split_ops recount_nl_ops[] = {
 		.doit	= recount_nl_get_info_doit,
 		.flags	= GENL_CMD_CAP_DO,
 	},
-};
-
-struct genl_family recount_nl_family __ro_after_init = {
-	.name		= RECOUNT_FAMILY_NAME,
-	.version	= RECOUNT_FAMILY_VERSION,
-	.netnsok	= true,
-	.parallel_ops	= true,
-	.module		= THIS_MODULE,
-	.split_ops	= recount_nl_ops,
-	.n_split_ops	= ARRAY_SIZE(recount_nl_ops),
 };

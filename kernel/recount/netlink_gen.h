@@ -11,9 +11,10 @@
 
 #include <uapi/linux/recount.h>
 
+/* Ops table for recount */
+extern const struct genl_split_ops recount_nl_ops[2];
+
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
 int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info);
-
-extern struct genl_family recount_nl_family;
 
 #endif /* _LINUX_RECOUNT_GEN_H */

@@ -18,6 +18,8 @@
 
 #include "recount_client.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Exit codes, documented in --help and in Documentation. */
 enum {
 	EXIT_OK = 0,
@@ -29,11 +31,12 @@ enum {
 };
 
 static const char usage_text[] =
-"Usage: getdelays [-v] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...] | -I\n"
+"Usage: getdelays [-v] [-R N] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...] | -I\n"
 "\n"
 "Print what recount accounted, per level (user, kernel): time, and where the\n"
 "kernel counts them cycles, instructions and their ratio (CPI), and energy\n"
-"with its source; for threads and processes, also per kind of CPU.\n"
+"with its source; for threads and processes, also per kind of CPU, and what\n"
+"they waited for: a CPU (queue), page faults, contended locks.\n"
 "\n"
 "  -p, --pid PID      one thread\n"
 "  -t, --tgid TGID    one process: all its threads, live and exited\n"
@@ -41,6 +44,10 @@ static const char usage_text[] =
 "  -c COMMAND [ARG...] run COMMAND, then print the totals of its process;\n"
 "                     exits with COMMAND's exit status\n"
 "  -I, --info         what this kernel counts, and the CPUs of each kind\n"
+"  -R, --runtime-version N\n"
+"                     also ask for struct recount_task_runtime of version N\n"
+"                     (1: cpu and queue time; 2: and page fault and lock\n"
+"                     contention time) and print it\n"
 "  -v, --verbose      also say which metrics the kernel does not count\n"
 "  -h, --help         this text\n"
 "\n"
@@ -161,6 +168,35 @@ static void print_per_kind(const struct rc_record *r)
 	}
 }
 
+static void print_runtime(const char *label, const struct rc_runtime *rt)
+{
+	struct rc_value queue = { true, rt->queue_ns }, fault = { true, rt->fault_ns };
+	struct rc_value lock = { true, rt->lock_ns };
+	char a[32], b[32], c[32];
+
+	printf("  %-13s %16s %16s %16s\n", label, "queue", "page faults", "locks");
+	printf("  %-13s %16s %16s %16s\n", "", fmt_time(a, sizeof(a), &queue),
+	       fmt_time(b, sizeof(b), &fault), fmt_time(c, sizeof(c), &lock));
+}
+
+/* The struct recount_task_runtime the kernel sent, field by field. */
+static void print_runtime_struct(const struct rc_record *r, uint32_t version)
+{
+	static const char *const fields[] = {
+		"cpu_time", "queue_time", "page_fault_time", "lock_contention_time",
+	};
+	int i, n = r->runtime_struct_len / sizeof(uint64_t);
+
+	printf("  struct recount_task_runtime, version %u, %d bytes:\n", version,
+	       r->runtime_struct_len);
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(fields); i++) {
+		uint64_t v;
+
+		memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
+		printf("    %-22s %llu ns\n", fields[i], (unsigned long long)v);
+	}
+}
+
 static void print_unsupported(uint32_t metrics)
 {
 	if (!(metrics & RECOUNT_METRIC_CYCLES))
@@ -169,7 +205,8 @@ static void print_unsupported(uint32_t metrics)
 		printf("  (energy: not counted, no energy source)\n");
 }
 
-static void print_record(enum rc_selector sel, const struct rc_record *r, int verbose)
+static void print_record(enum rc_selector sel, const struct rc_record *r,
+			 const struct rc_client *c)
 {
 	switch (sel) {
 	case RC_SEL_PID:
@@ -191,7 +228,13 @@ static void print_record(enum rc_selector sel, const struct rc_record *r, int ve
 	}
 	if (r->nr_kinds)
 		print_per_kind(r);
-	if (verbose)
+	if (r->runtime.has)
+		print_runtime("waited for", &r->runtime);
+	if (r->exited_runtime.has)
+		print_runtime(" exited", &r->exited_runtime);
+	if (r->runtime_struct_len)
+		print_runtime_struct(r, c->runtime_version);
+	if (c->verbose)
 		print_unsupported(r->metrics);
 	if (r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED))
 		printf("  (recount is disabled, sysctl kernel.recount=0: values are frozen)\n");
@@ -252,7 +295,7 @@ static int query(struct rc_client *c, enum rc_selector sel, uint32_t id)
 	err = rc_get(c, sel, id, &rec);
 	if (err)
 		return report_error(c, err, what[sel], id);
-	print_record(sel, &rec, c->verbose);
+	print_record(sel, &rec, c);
 	return EXIT_OK;
 }
 
@@ -316,6 +359,7 @@ int main(int argc, char **argv)
 		{ "tgid", required_argument, NULL, 't' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "info", no_argument, NULL, 'I' },
+		{ "runtime-version", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -328,7 +372,7 @@ int main(int argc, char **argv)
 	int opt, err, ret;
 
 	/* '+': stop at the first non-option, the start of -c's command. */
-	while ((opt = getopt_long(argc, argv, "+p:t:C:cIvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:t:C:cIR:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 		case 't':
@@ -353,6 +397,12 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			info = true;
+			break;
+		case 'R':
+			if (parse_u32(optarg, &c.runtime_version) || !c.runtime_version) {
+				fprintf(stderr, "getdelays: -R: '%s' is not a version\n", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'v':
 			c.verbose++;

@@ -3,6 +3,7 @@
  * A client of the RECOUNT generic netlink family, on libnl-genl-3.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -80,7 +81,42 @@ static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
 	[RECOUNT_A_ENERGY_SOURCE] = { .type = NLA_U32 },
 	[RECOUNT_A_PER_KIND] = { .type = NLA_NESTED },
 	[RECOUNT_A_KIND_CPUS] = { .type = NLA_NESTED },
+	[RECOUNT_A_RUNTIME] = { .type = NLA_NESTED },
+	[RECOUNT_A_RUNTIME_STRUCT] = { .type = NLA_UNSPEC },
+	[RECOUNT_A_EXITED_RUNTIME] = { .type = NLA_NESTED },
 };
+
+static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
+	[RECOUNT_A_RUNTIME_CPU_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_QUEUE_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_PAGE_FAULT_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME] = { .type = NLA_U64 },
+};
+
+static int decode_runtime(struct nlattr *nest, struct rc_runtime *rt)
+{
+	struct nlattr *tb[RECOUNT_A_RUNTIME_MAX + 1];
+	static const struct {
+		int attr;
+		size_t offset;
+	} values[] = {
+		{ RECOUNT_A_RUNTIME_CPU_TIME, offsetof(struct rc_runtime, cpu_ns) },
+		{ RECOUNT_A_RUNTIME_QUEUE_TIME, offsetof(struct rc_runtime, queue_ns) },
+		{ RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, offsetof(struct rc_runtime, fault_ns) },
+		{ RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME, offsetof(struct rc_runtime, lock_ns) },
+	};
+	size_t i;
+
+	if (nla_parse_nested(tb, RECOUNT_A_RUNTIME_MAX, nest, runtime_policy) < 0)
+		return -EPROTO;
+	memset(rt, 0, sizeof(*rt));
+	rt->has = true;
+	for (i = 0; i < ARRAY_SIZE(values); i++)
+		if (tb[values[i].attr])
+			*(uint64_t *)((char *)rt + values[i].offset) =
+				nla_get_u64(tb[values[i].attr]);
+	return 0;
+}
 
 /* The u64 attributes of a usage, and where they go. */
 static const struct {
@@ -163,6 +199,18 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		rec->has_exited = true;
 		if (decode_usage(tb[RECOUNT_A_EXITED], &rec->exited))
 			return -EPROTO;
+	}
+	if (tb[RECOUNT_A_RUNTIME] && decode_runtime(tb[RECOUNT_A_RUNTIME], &rec->runtime))
+		return -EPROTO;
+	if (tb[RECOUNT_A_EXITED_RUNTIME] &&
+	    decode_runtime(tb[RECOUNT_A_EXITED_RUNTIME], &rec->exited_runtime))
+		return -EPROTO;
+	if (tb[RECOUNT_A_RUNTIME_STRUCT]) {
+		rec->runtime_struct_len = nla_len(tb[RECOUNT_A_RUNTIME_STRUCT]);
+		if (rec->runtime_struct_len > (int)sizeof(rec->runtime_struct))
+			return -EPROTO;
+		memcpy(rec->runtime_struct, nla_data(tb[RECOUNT_A_RUNTIME_STRUCT]),
+		       rec->runtime_struct_len);
 	}
 	/* nla_parse() keeps the last of a multi-attr: walk them all. */
 	nla_for_each_attr(a, attrs, len, rem) {
@@ -254,7 +302,9 @@ static int rc_transact(struct rc_client *c, uint8_t cmd, int attr, uint32_t id,
 		return -ENOMEM;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0,
 			 cmd, RECOUNT_FAMILY_VERSION) ||
-	    (attr && nla_put_u32(msg, attr, id) < 0)) {
+	    (attr && nla_put_u32(msg, attr, id) < 0) ||
+	    (attr && attr != RECOUNT_A_CPU && c->runtime_version &&
+	     nla_put_u32(msg, RECOUNT_A_RUNTIME_VERSION, c->runtime_version) < 0)) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

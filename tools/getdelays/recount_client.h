@@ -32,6 +32,12 @@ struct rc_usage {
 
 #define RC_MAX_KINDS 8
 
+/* Why a thread or process was not running; absent unless has is set. */
+struct rc_runtime {
+	bool has;
+	uint64_t cpu_ns, queue_ns, fault_ns, lock_ns;
+};
+
 struct rc_record {
 	bool has_pid, has_tgid, has_cpu, has_flags, has_usage, has_exited;
 	uint32_t pid, tgid, cpu, flags;
@@ -41,6 +47,10 @@ struct rc_record {
 	struct rc_usage usage, exited;
 	int nr_kinds;
 	struct rc_usage per_kind[RC_MAX_KINDS];
+	struct rc_runtime runtime, exited_runtime;
+	/* The struct recount_task_runtime asked for with runtime_version. */
+	int runtime_struct_len;
+	unsigned char runtime_struct[sizeof(struct recount_task_runtime)];
 };
 
 /* What the kernel counts: RECOUNT_CMD_GET_INFO. */
@@ -57,6 +67,8 @@ struct rc_client {
 	struct nl_sock *sk;
 	int family;
 	int verbose;
+	/* If not 0, ask for struct recount_task_runtime of this version. */
+	uint32_t runtime_version;
 	/* Filled when the kernel answers with an error. */
 	int error;
 	char extack[256];

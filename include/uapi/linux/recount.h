@@ -6,6 +6,8 @@
 #ifndef _UAPI_LINUX_RECOUNT_H
 #define _UAPI_LINUX_RECOUNT_H
 
+#include <linux/types.h>
+
 #define RECOUNT_FAMILY_NAME	"recount"
 #define RECOUNT_FAMILY_VERSION	1
 
@@ -65,6 +67,40 @@ enum recount_kind {
 	RECOUNT_KIND_MAX = (__RECOUNT_KIND_MAX - 1)
 };
 
+#define RECOUNT_RUNTIME_V1	1
+#define RECOUNT_RUNTIME_V2	2
+#define RECOUNT_RUNTIME_VERSION	2
+
+/**
+ * struct recount_task_runtime_v1 - Version 1 of the task runtime info, 16
+ *   bytes.
+ * @cpu_time: Time on CPU, user and kernel, in nanoseconds.
+ * @queue_time: Time runnable but waiting for a CPU, in nanoseconds.
+ */
+struct recount_task_runtime_v1 {
+	__u64 cpu_time;
+	__u64 queue_time;
+};
+
+/**
+ * struct recount_task_runtime - The task runtime info: why a thread or process
+ *   was not running, version 2, 32 bytes; it begins with version 1. The fields
+ *   may overlap (a page fault may wait for a lock) and do not add up to the
+ *   wall time.
+ * @cpu_time: Time on CPU, user and kernel, in nanoseconds.
+ * @queue_time: Time runnable but waiting for a CPU, in nanoseconds.
+ * @page_fault_time: Time in page faults, user and kernel, from entry to exit,
+ *   whatever they waited for, in nanoseconds.
+ * @lock_contention_time: Time waiting for contended sleeping locks (mutex,
+ *   rw_semaphore, percpu_rw_semaphore, rt_mutex, semaphore), in nanoseconds.
+ */
+struct recount_task_runtime {
+	__u64 cpu_time;
+	__u64 queue_time;
+	__u64 page_fault_time;
+	__u64 lock_contention_time;
+};
+
 /**
  * enum recount_inexact - Metrics of a usage that missed part of what they
  *   should have counted: their counters could not be read at some accounting
@@ -107,9 +143,24 @@ enum {
 	RECOUNT_A_ENERGY_SOURCE,
 	RECOUNT_A_PER_KIND,
 	RECOUNT_A_KIND_CPUS,
+	RECOUNT_A_RUNTIME,
+	RECOUNT_A_RUNTIME_VERSION,
+	RECOUNT_A_RUNTIME_STRUCT,
+	RECOUNT_A_EXITED_RUNTIME,
 
 	__RECOUNT_A_MAX,
 	RECOUNT_A_MAX = (__RECOUNT_A_MAX - 1)
+};
+
+enum {
+	RECOUNT_A_RUNTIME_PAD = 1,
+	RECOUNT_A_RUNTIME_CPU_TIME,
+	RECOUNT_A_RUNTIME_QUEUE_TIME,
+	RECOUNT_A_RUNTIME_PAGE_FAULT_TIME,
+	RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME,
+
+	__RECOUNT_A_RUNTIME_MAX,
+	RECOUNT_A_RUNTIME_MAX = (__RECOUNT_A_RUNTIME_MAX - 1)
 };
 
 enum {

@@ -135,6 +135,36 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 	}
 }
 
+static void parse_runtime(struct nlattr *nest, struct rnl_runtime *rt)
+{
+	int len = RNL_ATTR_LEN(nest);
+	struct nlattr *a;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->has = true;
+	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		__u64 v;
+
+		if (RNL_ATTR_LEN(a) != sizeof(v))
+			continue;
+		memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case RECOUNT_A_RUNTIME_CPU_TIME:
+			rt->cpu = v;
+			break;
+		case RECOUNT_A_RUNTIME_QUEUE_TIME:
+			rt->queue = v;
+			break;
+		case RECOUNT_A_RUNTIME_PAGE_FAULT_TIME:
+			rt->fault = v;
+			break;
+		case RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME:
+			rt->lock = v;
+			break;
+		}
+	}
+}
+
 static void parse_kind_cpus(struct nlattr *nest, struct rnl_record *r)
 {
 	int len = RNL_ATTR_LEN(nest), kind = -1;
@@ -196,6 +226,17 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 			break;
 		case RECOUNT_A_KIND_CPUS:
 			parse_kind_cpus(a, r);
+			break;
+		case RECOUNT_A_RUNTIME:
+			parse_runtime(a, &r->runtime);
+			break;
+		case RECOUNT_A_EXITED_RUNTIME:
+			parse_runtime(a, &r->exited_runtime);
+			break;
+		case RECOUNT_A_RUNTIME_STRUCT:
+			r->runtime_struct_len = RNL_ATTR_LEN(a);
+			if (r->runtime_struct_len <= (int)sizeof(r->runtime_struct))
+				memcpy(r->runtime_struct, RNL_ATTR_DATA(a), r->runtime_struct_len);
 			break;
 		}
 	}
@@ -265,6 +306,17 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply)
 
 	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, 0);
 	rnl_put_u32(&m, sel, id);
+	return rnl_transact(nl, &m, reply);
+}
+
+int rnl_get_runtime(struct rnl *nl, int sel, __u32 id, __u32 version,
+		    struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+
+	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, 0);
+	rnl_put_u32(&m, sel, id);
+	rnl_put_u32(&m, RECOUNT_A_RUNTIME_VERSION, version);
 	return rnl_transact(nl, &m, reply);
 }
 

@@ -39,6 +39,11 @@ struct rnl_usage {
 
 #define RNL_MAX_KINDS 4
 
+struct rnl_runtime {
+	bool has;
+	__u64 cpu, queue, fault, lock;
+};
+
 struct rnl_record {
 	bool has_pid, has_tgid, has_cpu, has_exited, has_metrics;
 	__u32 pid, tgid, cpu, flags, metrics, energy_source;
@@ -48,6 +53,10 @@ struct rnl_record {
 	struct rnl_usage per_kind[RNL_MAX_KINDS];
 	/* get-info: the CPUs of each kind, as the kernel printed them */
 	char kind_cpus[RNL_MAX_KINDS][64];
+	struct rnl_runtime runtime, exited_runtime;
+	/* runtime-struct, as received */
+	int runtime_struct_len;
+	unsigned char runtime_struct[64];
 };
 
 /* A request being built. */
@@ -85,6 +94,10 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_GET_INFO. */
 int rnl_get_info(struct rnl *nl, struct rnl_reply *reply);
+
+/* RECOUNT_CMD_GET with a runtime-version. */
+int rnl_get_runtime(struct rnl *nl, int sel, __u32 id, __u32 version,
+		    struct rnl_reply *reply);
 
 static inline __u64 rnl_cpu_time(const struct rnl_usage *u)
 {

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +110,38 @@ static inline bool cmdline_has(const char *param, char *value, size_t size)
 		snprintf(value, size, "%.*s", (int)strcspn(p, "\n "), p);
 	}
 	return true;
+}
+
+/*
+ * Write @value to the sysctl at @path from a child process that has dropped
+ * CAP_SYS_ADMIN, and stays root otherwise. Returns the write's result:
+ * 0 or -errno.
+ */
+static inline int write_without_cap_sys_admin(const char *path, const char *value)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(EPROTO);
+		data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+		data[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(EPROTO);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(errno);
+		_exit(write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : errno);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
 }
 
 /* Write kernel.recount; returns 0 or -errno. */

@@ -4,8 +4,6 @@
  * parameter recount=).
  */
 #define _GNU_SOURCE
-#include <linux/capability.h>
-#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "recount_fixture.h"
@@ -89,25 +87,7 @@ TEST_F(recount, tasks_from_before_enabling_are_accounted)
 /* Only CAP_SYS_ADMIN may switch recount: drop it and try. */
 TEST_F(recount, switching_needs_cap_sys_admin)
 {
-	int status;
-	pid_t pid = fork();
-
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-		struct __user_cap_data_struct data[2];
-
-		if (syscall(SYS_capget, &hdr, data))
-			_exit(10);
-		data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
-		data[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
-		if (syscall(SYS_capset, &hdr, data))
-			_exit(11);
-		_exit(recount_sysctl_set(0) == -EPERM ? 0 : 12);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(-EPERM, write_without_cap_sys_admin(RECOUNT_SYSCTL, "0\n"));
 	EXPECT_EQ(1, recount_sysctl_get());
 }
 
