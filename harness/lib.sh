@@ -19,7 +19,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$TOP/harness
 CACHE=${RECOUNT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/recount}
 OUT=$TOP/out
-TREE=$OUT/linux
+TREE=${RECOUNT_TREE:-$OUT/linux}
 PATCHES=$TOP/patches
 SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 

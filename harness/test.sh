@@ -28,11 +28,29 @@ count() {
 
 msg "host-side tests"
 "$HARNESS/prepare.sh"
+# tap <name>: a PASS or FAIL for each TAP test point in stdin, with the
+# diagnostics of failures.
+tap() {
+	awk -v name="$1" '
+		/^ok [0-9]+ - / { sub(/^ok [0-9]+ - /, ""); print "RESULTS 1 0 0"; print "PASS " name "/" $0; next }
+		/^not ok [0-9]+ - / { sub(/^not ok [0-9]+ - /, ""); print "RESULTS 0 1 0"; print "FAIL " name "/" $0; next }
+		/^#   / { print "    " substr($0, 5) }'
+}
+
 for t in "$HARNESS"/tests/*.sh; do
 	name=host/$(basename "$t" .sh)
-	if out=$("$t" 2>&1); then
+	status=0
+	out=$("$t" 2>&1) || status=$?
+	# A test that speaks TAP counts each of its test points.
+	if grep -qE '^(not )?ok [0-9]+ - ' <<<"$out"; then
+		tap "$name" <<<"$out"
+		if [ $status != 0 ] && ! grep -q '^not ok ' <<<"$out"; then
+			echo "RESULTS 0 1 0"; echo "FAIL $name (exit status $status)"
+			sed 's/^/    /' <<<"$out" | tail -20
+		fi
+	elif [ $status = 0 ]; then
 		echo "RESULTS 1 0 0"; echo "PASS $name"
-	elif [ $? = 4 ]; then
+	elif [ $status = 4 ]; then
 		echo "RESULTS 0 0 1"; echo "SKIP $name: $(tail -1 <<<"$out")"
 	else
 		echo "RESULTS 0 1 0"; echo "FAIL $name"; sed 's/^/    /' <<<"$out"

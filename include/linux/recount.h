@@ -165,6 +165,25 @@ static __always_inline void recount_contention_end(void)
 		__recount_contention_end();
 }
 
+DECLARE_STATIC_KEY_FALSE(recount_listening_key);
+void __recount_exit(struct task_struct *t, bool group_dead);
+
+/**
+ * recount_exit() - a thread exits: send its record to the listeners
+ * @t: the exiting thread, current
+ * @group_dead: whether @t is the last thread of its process
+ *
+ * Called by do_exit(), after the thread's exit code is set and before its mm
+ * goes. The listeners of the CPU get the thread's record, and if
+ * @group_dead its process's: what they consumed up to now, the rest of the
+ * exit being a few microseconds more. A static branch while nobody listens.
+ */
+static __always_inline void recount_exit(struct task_struct *t, bool group_dead)
+{
+	if (static_branch_unlikely(&recount_listening_key))
+		__recount_exit(t, group_dead);
+}
+
 void recount_task_init(struct task_struct *p);
 int recount_signal_init(struct signal_struct *sig);
 void recount_signal_free(struct signal_struct *sig);
@@ -182,6 +201,7 @@ static inline void recount_fault_begin(void) { }
 static inline void recount_fault_end(void) { }
 static inline void recount_contention_begin(void) { }
 static inline void recount_contention_end(void) { }
+static inline void recount_exit(struct task_struct *t, bool group_dead) { }
 static inline void recount_task_init(struct task_struct *p) { }
 static inline int recount_signal_init(struct signal_struct *sig) { return 0; }
 static inline void recount_signal_free(struct signal_struct *sig) { }

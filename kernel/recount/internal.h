@@ -406,6 +406,36 @@ u32 recount_metrics_supported(void);
 
 DECLARE_PER_CPU(struct recount_cpu, recount_cpus);
 
+/* netlink.c: the family, and records for listener.c's exit records */
+struct genl_family;
+struct genl_info;
+struct pid_namespace;
+struct sk_buff;
+extern struct genl_family recount_nl_family;
+int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
+			   struct pid_namespace *ns, u32 version);
+int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
+			    struct pid_namespace *ns, u32 version);
+
+/* listener.c: exit records */
+struct recount_listener;
+
+/**
+ * struct recount_sock - recount's state of a netlink socket
+ * @listener: its registration for exit records, or NULL
+ */
+struct recount_sock {
+	struct recount_listener *listener;
+};
+
+void recount_listeners_init(void);
+int recount_listener_register(struct recount_sock *rs, struct genl_info *info,
+			      const struct cpumask *cpus);
+int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
+				const struct cpumask *cpus);
+void recount_sock_destroy(void *priv);
+unsigned int recount_nr_sockets_listening(void);
+
 /* kind.c: CPU kinds */
 extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
 void recount_kind_init(void);

@@ -15,6 +15,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -163,8 +164,17 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
 	return 0;
 }
 
-static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
-				  u32 version)
+/**
+ * recount_nl_fill_thread() - put a thread's record in a message
+ * @msg: the message
+ * @t: the thread
+ * @ns: the pid namespace of the pids in the record
+ * @version: the version of struct recount_task_runtime to add, or 0
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
+			   struct pid_namespace *ns, u32 version)
 {
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	u32 metrics = recount_metrics_supported();
@@ -173,8 +183,8 @@ static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 
 	recount_thread_read(t, usage, &runtime);
 	get_task_comm(comm, t);
-	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_vnr(t)) ||
-	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(t)) ||
+	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_nr_ns(t, ns)) ||
+	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    recount_nl_put_state(msg, metrics) ||
 	    recount_nl_put_kinds(msg, metrics, usage))
@@ -183,8 +193,17 @@ static int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 				      &runtime, version);
 }
 
-static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-				   u32 version)
+/**
+ * recount_nl_fill_process() - put a process's record in a message
+ * @msg: the message
+ * @leader: a thread of the process, its leader for the command name
+ * @ns: the pid namespace of the pids in the record
+ * @version: the version of struct recount_task_runtime to add, or 0
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
+			    struct pid_namespace *ns, u32 version)
 {
 	struct recount_usage total[RECOUNT_NR_KINDS], exited;
 	struct recount_runtime runtime, exited_runtime;
@@ -193,7 +212,7 @@ static int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *lead
 
 	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
 	get_task_comm(comm, leader);
-	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_vnr(leader)) ||
+	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    recount_nl_put_state(msg, metrics) ||
 	    recount_nl_put_kinds(msg, metrics, total) ||
@@ -352,9 +371,9 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	recount_update_current();
 
 	if (sel == RECOUNT_A_PID)
-		err = recount_nl_fill_thread(msg, t, version);
+		err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), version);
 	else if (sel == RECOUNT_A_TGID)
-		err = recount_nl_fill_process(msg, t, version);
+		err = recount_nl_fill_process(msg, t, task_active_pid_ns(current), version);
 	else
 		err = recount_nl_fill_cpu(msg, cpu);
 	if (err)
@@ -405,7 +424,8 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_iput(msg, info);
 	if (!hdr)
 		goto nospace;
-	if (recount_nl_put_state(msg, recount_metrics_supported()))
+	if (recount_nl_put_state(msg, recount_metrics_supported()) ||
+	    nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
 		goto nospace;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
 		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);
@@ -423,19 +443,259 @@ nospace:
 	return -EMSGSIZE;
 }
 
+/*
+ * The dump of RECOUNT_CMD_GET lists tasks in the order of their pids, or
+ * CPUs in theirs, and resumes from the next one: every task that lives
+ * through the dump is listed once. Tasks that come and go meanwhile change
+ * the generation, and the messages after such a change are flagged
+ * NLM_F_DUMP_INTR.
+ */
+struct recount_dump_ctx {
+	bool started;
+	u32 scope;
+	u32 tgid;
+	u32 version;
+	unsigned int next;
+};
+
+static_assert(sizeof(struct recount_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
+
+/*
+ * Changes when a task is created (total_forks) or reaped (nr_threads). Both
+ * are written under tasklist_lock, which a dump does not take: a stale read
+ * only delays the flag to the next message.
+ */
+static unsigned int recount_dump_generation(void)
+{
+	unsigned long forks = data_race(total_forks);	/* racy: see above */
+	unsigned long threads = data_race(nr_threads);	/* racy: see above */
+
+	return forks + (forks - threads) * 0x10001;
+}
+
+static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			       struct recount_dump_ctx *ctx, struct task_struct *t,
+			       unsigned int cpu)
+{
+	void *hdr;
+	int err;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &recount_nl_family, NLM_F_MULTI, RECOUNT_CMD_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	if (ctx->scope == RECOUNT_SCOPE_CPUS)
+		err = recount_nl_fill_cpu(skb, cpu);
+	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
+		err = recount_nl_fill_process(skb, t, task_active_pid_ns(current), ctx->version);
+	else
+		err = recount_nl_fill_thread(skb, t, task_active_pid_ns(current), ctx->version);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return err;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *cb,
+				 struct recount_dump_ctx *ctx)
+{
+	enum pid_type type = ctx->scope == RECOUNT_SCOPE_PROCESSES ? PIDTYPE_TGID : PIDTYPE_PID;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct task_struct *t;
+	struct pid *pid;
+	unsigned int nr;
+	int err;
+
+	for (;;) {
+		rcu_read_lock();
+		pid = find_ge_pid(ctx->next, ns);
+		if (!pid) {
+			rcu_read_unlock();
+			return 0;
+		}
+		nr = pid_nr_ns(pid, ns);
+		t = pid_task(pid, type);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+		err = 0;
+		if (t && (!ctx->tgid || task_tgid_nr_ns(t, ns) == ctx->tgid) &&
+		    ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS))
+			err = recount_nl_dump_one(skb, cb, ctx, t, 0);
+		if (t)
+			put_task_struct(t);
+		if (err)
+			return err;
+		ctx->next = nr + 1;
+		cond_resched();
+	}
+}
+
+/**
+ * recount_nl_get_dumpit() - dump RECOUNT_CMD_GET: every thread, process or CPU
+ * @skb: the message to fill
+ * @cb: the dump's state
+ *
+ * Return: the message's length while there is more to dump, 0 at its end,
+ * or a negative errno.
+ */
+int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct recount_dump_ctx *ctx = (struct recount_dump_ctx *)cb->ctx;
+	const struct genl_info *info = genl_info_dump(cb);
+	struct nlattr *tgid = info->attrs[RECOUNT_A_TGID];
+	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
+	int err = 0;
+
+	if (!ctx->started) {
+		ctx->scope = info->attrs[RECOUNT_A_SCOPE] ?
+			     nla_get_u32(info->attrs[RECOUNT_A_SCOPE]) : RECOUNT_SCOPE_THREADS;
+		if (tgid && ctx->scope != RECOUNT_SCOPE_THREADS) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, tgid,
+					    "tgid filters a dump of threads only");
+			return -EINVAL;
+		}
+		if (ver && ctx->scope == RECOUNT_SCOPE_CPUS) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, ver,
+					    "a CPU has no runtime: runtime-version goes with tasks");
+			return -EINVAL;
+		}
+		ctx->version = ver ? nla_get_u32(ver) : 0;
+		if (ctx->version > RECOUNT_RUNTIME_VERSION) {
+			NL_SET_ERR_MSG_ATTR_FMT(cb->extack, ver,
+						"unknown runtime version %u: this kernel knows versions 1 to %u",
+						ctx->version, RECOUNT_RUNTIME_VERSION);
+			return -EINVAL;
+		}
+		ctx->tgid = tgid ? nla_get_u32(tgid) : 0;
+		if (ctx->tgid) {
+			bool found;
+
+			rcu_read_lock();
+			found = pid_task(find_vpid(ctx->tgid), PIDTYPE_TGID);
+			rcu_read_unlock();
+			if (!found) {
+				NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "no such process");
+				return -ESRCH;
+			}
+		}
+		ctx->started = true;
+		recount_update_current();
+	}
+
+	cb->seq = recount_dump_generation();
+	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
+		for (; ctx->next < nr_cpu_ids; ctx->next++) {
+			if (!cpu_possible(ctx->next))
+				continue;
+			err = recount_nl_dump_one(skb, cb, ctx, NULL, ctx->next);
+			if (err)
+				break;
+		}
+	} else {
+		err = recount_nl_dump_tasks(skb, cb, ctx);
+	}
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err;
+}
+
+/* The cpumask attribute of a register or deregister request. */
+static int recount_nl_parse_cpumask(struct genl_info *info, struct cpumask *cpus)
+{
+	struct nlattr *nla = info->attrs[RECOUNT_A_CPUMASK];
+
+	if (GENL_REQ_ATTR_CHECK(info, RECOUNT_A_CPUMASK)) {
+		NL_SET_ERR_MSG(info->extack, "no cpumask: the CPUs to listen to, such as \"0-3\"");
+		return -EINVAL;
+	}
+	if (cpulist_parse(nla_data(nla), cpus)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nla,
+				    "not a CPU list such as \"1-3,5\", or beyond the CPUs there can be");
+		return -EINVAL;
+	}
+	if (cpumask_empty(cpus)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nla, "empty CPU list");
+		return -EINVAL;
+	}
+	if (!cpumask_subset(cpus, cpu_possible_mask)) {
+		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nla,
+					"CPUs %*pbl are not possible (possible CPUs: %*pbl)",
+					cpumask_pr_args(cpus), cpumask_pr_args(cpu_possible_mask));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int recount_nl_listener_doit(struct sk_buff *skb, struct genl_info *info,
+				    bool reg)
+{
+	struct recount_sock *rs;
+	cpumask_var_t cpus;
+	int err;
+
+	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	err = recount_nl_parse_cpumask(info, cpus);
+	if (err)
+		goto out;
+	rs = genl_sk_priv_get(&recount_nl_family, NETLINK_CB(skb).sk);
+	if (IS_ERR(rs)) {
+		err = PTR_ERR(rs);
+		goto out;
+	}
+	if (reg)
+		err = recount_listener_register(rs, info, cpus);
+	else
+		err = recount_listener_deregister(rs, info, cpus);
+out:
+	free_cpumask_var(cpus);
+	return err;
+}
+
+/**
+ * recount_nl_register_doit() - handle RECOUNT_CMD_REGISTER
+ * @skb: the request
+ * @info: the request's attributes, extack and sender
+ *
+ * Return: 0, or a negative errno with the reason in extack.
+ */
+int recount_nl_register_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return recount_nl_listener_doit(skb, info, true);
+}
+
+/**
+ * recount_nl_deregister_doit() - handle RECOUNT_CMD_DEREGISTER
+ * @skb: the request
+ * @info: the request's attributes, extack and sender
+ *
+ * Return: 0, or a negative errno with the reason in extack.
+ */
+int recount_nl_deregister_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return recount_nl_listener_doit(skb, info, false);
+}
+
 /* genetlink-legacy specs leave the family to the handlers' file. */
-static struct genl_family recount_nl_family __ro_after_init = {
-	.name		= RECOUNT_FAMILY_NAME,
-	.version	= RECOUNT_FAMILY_VERSION,
-	.netnsok	= true,
-	.parallel_ops	= true,
-	.module		= THIS_MODULE,
-	.split_ops	= recount_nl_ops,
-	.n_split_ops	= ARRAY_SIZE(recount_nl_ops),
+struct genl_family recount_nl_family __ro_after_init = {
+	.name			= RECOUNT_FAMILY_NAME,
+	.version		= RECOUNT_FAMILY_VERSION,
+	.netnsok		= true,
+	.parallel_ops		= true,
+	.module			= THIS_MODULE,
+	.split_ops		= recount_nl_ops,
+	.n_split_ops		= ARRAY_SIZE(recount_nl_ops),
+	.sock_priv_size		= sizeof(struct recount_sock),
+	.sock_priv_destroy	= recount_sock_destroy,
 };
 
 static int __init recount_nl_init(void)
 {
+	recount_listeners_init();
 	return genl_register_family(&recount_nl_family);
 }
 late_initcall(recount_nl_init);

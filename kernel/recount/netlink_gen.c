@@ -11,25 +11,63 @@
 #include <uapi/linux/recount.h>
 
 /* RECOUNT_CMD_GET - do */
-static const struct nla_policy recount_get_nl_policy[RECOUNT_A_RUNTIME_VERSION + 1] = {
+static const struct nla_policy recount_get_do_nl_policy[RECOUNT_A_RUNTIME_VERSION + 1] = {
 	[RECOUNT_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_CPU] = { .type = NLA_U32, },
 	[RECOUNT_A_RUNTIME_VERSION] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
+/* RECOUNT_CMD_GET - dump */
+static const struct nla_policy recount_get_dump_nl_policy[RECOUNT_A_SCOPE + 1] = {
+	[RECOUNT_A_SCOPE] = NLA_POLICY_MAX(NLA_U32, 2),
+	[RECOUNT_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[RECOUNT_A_RUNTIME_VERSION] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* RECOUNT_CMD_REGISTER - do */
+static const struct nla_policy recount_register_nl_policy[RECOUNT_A_CPUMASK + 1] = {
+	[RECOUNT_A_CPUMASK] = { .type = NLA_NUL_STRING, },
+};
+
+/* RECOUNT_CMD_DEREGISTER - do */
+static const struct nla_policy recount_deregister_nl_policy[RECOUNT_A_CPUMASK + 1] = {
+	[RECOUNT_A_CPUMASK] = { .type = NLA_NUL_STRING, },
+};
+
 /* Ops table for recount */
-const struct genl_split_ops recount_nl_ops[2] = {
+const struct genl_split_ops recount_nl_ops[5] = {
 	{
 		.cmd		= RECOUNT_CMD_GET,
 		.doit		= recount_nl_get_doit,
-		.policy		= recount_get_nl_policy,
+		.policy		= recount_get_do_nl_policy,
 		.maxattr	= RECOUNT_A_RUNTIME_VERSION,
 		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= RECOUNT_CMD_GET,
+		.dumpit		= recount_nl_get_dumpit,
+		.policy		= recount_get_dump_nl_policy,
+		.maxattr	= RECOUNT_A_SCOPE,
+		.flags		= GENL_CMD_CAP_DUMP,
 	},
 	{
 		.cmd	= RECOUNT_CMD_GET_INFO,
 		.doit	= recount_nl_get_info_doit,
 		.flags	= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= RECOUNT_CMD_REGISTER,
+		.doit		= recount_nl_register_doit,
+		.policy		= recount_register_nl_policy,
+		.maxattr	= RECOUNT_A_CPUMASK,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= RECOUNT_CMD_DEREGISTER,
+		.doit		= recount_nl_deregister_doit,
+		.policy		= recount_deregister_nl_policy,
+		.maxattr	= RECOUNT_A_CPUMASK,
+		.flags		= GENL_CMD_CAP_DO,
 	},
 };

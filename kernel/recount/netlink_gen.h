@@ -12,9 +12,12 @@
 #include <uapi/linux/recount.h>
 
 /* Ops table for recount */
-extern const struct genl_split_ops recount_nl_ops[2];
+extern const struct genl_split_ops recount_nl_ops[5];
 
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info);
+int recount_nl_register_doit(struct sk_buff *skb, struct genl_info *info);
+int recount_nl_deregister_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _LINUX_RECOUNT_GEN_H */

@@ -102,6 +102,19 @@ struct recount_task_runtime {
 };
 
 /**
+ * enum recount_scope - What a dump of get lists.
+ * @RECOUNT_SCOPE_THREADS: Every thread the caller may read (only those of
+ *   tgid, if given).
+ * @RECOUNT_SCOPE_PROCESSES: Every process the caller may read.
+ * @RECOUNT_SCOPE_CPUS: Every possible CPU.
+ */
+enum recount_scope {
+	RECOUNT_SCOPE_THREADS,
+	RECOUNT_SCOPE_PROCESSES,
+	RECOUNT_SCOPE_CPUS,
+};
+
+/**
  * enum recount_inexact - Metrics of a usage that missed part of what they
  *   should have counted: their counters could not be read at some accounting
  *   point (another user held the PMU, a CPU was coming online). Sticky.
@@ -147,6 +160,12 @@ enum {
 	RECOUNT_A_RUNTIME_VERSION,
 	RECOUNT_A_RUNTIME_STRUCT,
 	RECOUNT_A_EXITED_RUNTIME,
+	RECOUNT_A_SCOPE,
+	RECOUNT_A_CPUMASK,
+	RECOUNT_A_EXIT_CODE,
+	RECOUNT_A_EXIT_TIME,
+	RECOUNT_A_MISSED,
+	RECOUNT_A_LISTENERS,
 
 	__RECOUNT_A_MAX,
 	RECOUNT_A_MAX = (__RECOUNT_A_MAX - 1)
@@ -174,6 +193,9 @@ enum {
 enum {
 	RECOUNT_CMD_GET = 1,
 	RECOUNT_CMD_GET_INFO,
+	RECOUNT_CMD_REGISTER,
+	RECOUNT_CMD_DEREGISTER,
+	RECOUNT_CMD_EXIT,
 
 	__RECOUNT_CMD_MAX,
 	RECOUNT_CMD_MAX = (__RECOUNT_CMD_MAX - 1)

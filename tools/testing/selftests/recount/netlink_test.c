@@ -4,7 +4,6 @@
  * read what.
  */
 #define _GNU_SOURCE
-#include <grp.h>
 #include <sched.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -148,6 +147,59 @@ TEST_F(recount, truncated_message)
 	EXPECT_EQ(-EINVAL, r.error);
 }
 
+/* Bad registrations fail with EINVAL, saying why and naming the attribute. */
+TEST_F(recount, bad_cpumasks)
+{
+	static const struct {
+		const char *cpumask, *why;
+	} bad[] = {
+		{ "1-", "not a CPU list" },
+		{ "abc", "not a CPU list" },
+		{ "3-1", "not a CPU list" },
+		{ "4096", "not a CPU list" },
+		{ "", "empty CPU list" },
+	};
+	struct rnl_reply r;
+	struct rnl_msg m;
+	char beyond[16];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rnl_listen(&self->nl, true, bad[i].cpumask, &r);
+		EXPECT_ERROR(r, -EINVAL, bad[i].why);
+		EXPECT_TRUE(r.has_offs) TH_LOG("'%s': no attribute named", bad[i].cpumask);
+	}
+	/* A CPU number within the mask's bits but not a possible CPU. */
+	snprintf(beyond, sizeof(beyond), "%d", get_nprocs_conf());
+	rnl_listen(&self->nl, true, beyond, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+
+	/* No cpumask at all. */
+	rnl_listen(&self->nl, true, NULL, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]) TH_LOG("no extack message");
+
+	/* A cpumask that is not a NUL-terminated string. */
+	rnl_msg_init(&self->nl, &m, RECOUNT_CMD_REGISTER, 0);
+	rnl_put(&m, RECOUNT_A_CPUMASK, "0-1", 3);
+	rnl_transact(&self->nl, &m, &r);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]) TH_LOG("no extack message");
+}
+
+/* Deregistering what was never registered is an error. */
+TEST_F(recount, deregister_unregistered)
+{
+	struct rnl_reply r;
+
+	rnl_listen(&self->nl, false, "0", &r);
+	EXPECT_ERROR(r, -EINVAL, "does not listen to CPUs 0");
+	ASSERT_EQ(0, rnl_listen(&self->nl, true, "0", &r));
+	rnl_listen(&self->nl, false, "0-1", &r);
+	EXPECT_ERROR(r, -EINVAL, "does not listen to CPUs 0-1");
+	EXPECT_EQ(0, rnl_listen(&self->nl, false, "0", &r));
+}
+
 /* Run @fn as nobody (uid/gid 65534, no capabilities); returns its exit status. */
 static int as_nobody(int (*fn)(void *), void *arg)
 {
@@ -157,7 +209,7 @@ static int as_nobody(int (*fn)(void *), void *arg)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		if (become_nobody())
 			_exit(100);
 		_exit(fn(arg));
 	}

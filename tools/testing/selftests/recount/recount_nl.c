@@ -3,6 +3,7 @@
  * A small raw generic netlink client of the RECOUNT family for the selftests.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -185,6 +186,7 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 	struct nlattr *a;
 
 	memset(r, 0, sizeof(*r));
+	r->cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
 	for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
 	     rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
 		switch (a->nla_type & NLA_TYPE_MASK) {
@@ -233,6 +235,19 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 		case RECOUNT_A_EXITED_RUNTIME:
 			parse_runtime(a, &r->exited_runtime);
 			break;
+		case RECOUNT_A_EXIT_CODE:
+			r->has_exit = true;
+			memcpy(&r->exit_code, RNL_ATTR_DATA(a), 4);
+			break;
+		case RECOUNT_A_EXIT_TIME:
+			memcpy(&r->exit_time, RNL_ATTR_DATA(a), 8);
+			break;
+		case RECOUNT_A_MISSED:
+			memcpy(&r->missed, RNL_ATTR_DATA(a), 8);
+			break;
+		case RECOUNT_A_LISTENERS:
+			memcpy(&r->listeners, RNL_ATTR_DATA(a), 4);
+			break;
 		case RECOUNT_A_RUNTIME_STRUCT:
 			r->runtime_struct_len = RNL_ATTR_LEN(a);
 			if (r->runtime_struct_len <= (int)sizeof(r->runtime_struct))
@@ -242,20 +257,10 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 	}
 }
 
-static void parse_error(struct nlmsghdr *nlh, struct rnl_reply *reply)
+/* The extended ACK attributes of an error or of a dump's NLMSG_DONE. */
+static void parse_ack_tlvs(struct nlattr *a, int len, struct rnl_reply *reply)
 {
-	struct nlmsgerr *e = NLMSG_DATA(nlh);
-	int off = sizeof(*e), len;
-	struct nlattr *a;
-
-	reply->error = e->error;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - sizeof(e->msg);
-	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
-	for (a = (struct nlattr *)((char *)e + off); rnl_attr_ok(a, len);
-	     a = rnl_attr_next(a, &len)) {
+	for (; rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
 		if (a->nla_type == NLMSGERR_ATTR_MSG)
 			rnl_attr_strcpy(reply->extack, sizeof(reply->extack), a);
 		if (a->nla_type == NLMSGERR_ATTR_OFFS) {
@@ -263,6 +268,32 @@ static void parse_error(struct nlmsghdr *nlh, struct rnl_reply *reply)
 			reply->has_offs = true;
 		}
 	}
+}
+
+static void parse_error(struct nlmsghdr *nlh, struct rnl_reply *reply)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	int off = sizeof(*e);
+
+	reply->error = e->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	parse_ack_tlvs((struct nlattr *)((char *)e + off),
+		       (int)nlh->nlmsg_len - NLMSG_HDRLEN - off, reply);
+}
+
+/* A dump ends with NLMSG_DONE: its error, and the extended ACK if it failed. */
+static void parse_done(struct nlmsghdr *nlh, struct rnl_reply *reply)
+{
+	int len = (int)nlh->nlmsg_len - NLMSG_LENGTH(sizeof(int));
+
+	reply->error = 0;
+	if (len < 0)
+		return;
+	memcpy(&reply->error, NLMSG_DATA(nlh), sizeof(int));
+	parse_ack_tlvs((struct nlattr *)((char *)NLMSG_DATA(nlh) + sizeof(int)), len, reply);
 }
 
 int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply)
@@ -283,6 +314,7 @@ int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply)
 
 		if (n < 0)
 			return reply->error = -errno;
+		reply->nbatch++;
 		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			if (nlh->nlmsg_seq != seq)
 				continue;
@@ -318,6 +350,95 @@ int rnl_get_runtime(struct rnl *nl, int sel, __u32 id, __u32 version,
 	rnl_put_u32(&m, sel, id);
 	rnl_put_u32(&m, RECOUNT_A_RUNTIME_VERSION, version);
 	return rnl_transact(nl, &m, reply);
+}
+
+int rnl_listen(struct rnl *nl, bool reg, const char *cpumask, struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+
+	rnl_msg_init(nl, &m, reg ? RECOUNT_CMD_REGISTER : RECOUNT_CMD_DEREGISTER, 0);
+	if (cpumask)
+		rnl_put(&m, RECOUNT_A_CPUMASK, cpumask, strlen(cpumask) + 1);
+	return rnl_transact(nl, &m, reply);
+}
+
+int rnl_next_exit(struct rnl *nl, struct rnl_record *rec, int timeout_ms)
+{
+	__u64 msgs[2048];
+	char *buf = (char *)msgs;
+	struct nlmsghdr *nlh;
+	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, timeout_ms) == 0)
+			return 0;
+		/* One record per datagram: recv() takes one netlink message. */
+		n = recv(nl->fd, buf, sizeof(msgs), MSG_DONTWAIT);
+		/* The socket overflowed: the next record's missed says by how much. */
+		if (n < 0 && errno == ENOBUFS)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		nlh = (struct nlmsghdr *)buf;
+		if (!NLMSG_OK(nlh, n) || nlh->nlmsg_type != nl->family)
+			continue;
+		parse_record(nlh, rec);
+		if (rec->cmd == RECOUNT_CMD_EXIT)
+			return 1;
+	}
+}
+
+int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
+	     void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
+	     int *intr, int *not_multi, struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+	__u32 seq;
+	__u64 msgs[4096];
+	char *buf = (char *)msgs;
+
+	memset(reply, 0, sizeof(*reply));
+	*intr = 0;
+	*not_multi = 0;
+	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, NLM_F_DUMP);
+	if (scope >= 0)
+		rnl_put_u32(&m, RECOUNT_A_SCOPE, scope);
+	if (tgid)
+		rnl_put_u32(&m, RECOUNT_A_TGID, tgid);
+	seq = ((struct nlmsghdr *)m.buf)->nlmsg_seq;
+	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
+		return reply->error = -errno;
+	for (;;) {
+		struct nlmsghdr *nlh;
+		ssize_t n = recv(nl->fd, buf, sizeof(msgs), 0);
+		int len = n;
+
+		if (n < 0)
+			return reply->error = -errno;
+		reply->nbatch++;
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;
+			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+				(*intr)++;
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				parse_done(nlh, reply);
+				return reply->error;
+			}
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				parse_error(nlh, reply);
+				if (reply->error)
+					return reply->error;
+				continue;
+			}
+			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+				(*not_multi)++;
+			parse_record(nlh, &reply->rec);
+			reply->nrec++;
+			fn(&reply->rec, arg);
+		}
+	}
 }
 
 int rnl_get_info(struct rnl *nl, struct rnl_reply *reply)

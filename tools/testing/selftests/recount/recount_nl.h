@@ -57,6 +57,11 @@ struct rnl_record {
 	/* runtime-struct, as received */
 	int runtime_struct_len;
 	unsigned char runtime_struct[64];
+	/* exit records */
+	__u8 cmd;
+	bool has_exit;
+	__u32 exit_code, listeners;
+	__u64 exit_time, missed;
 };
 
 /* A request being built. */
@@ -76,6 +81,7 @@ struct rnl_reply {
 	bool has_offs;
 	struct rnl_record rec;	/* the first record, when error == 0 */
 	int nrec;		/* how many records came */
+	int nbatch;		/* dumps: in how many reads */
 };
 
 /* Returns 0, -ENOENT without a RECOUNT family, or another negative errno. */
@@ -94,6 +100,25 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_GET_INFO. */
 int rnl_get_info(struct rnl *nl, struct rnl_reply *reply);
+
+/* RECOUNT_CMD_REGISTER or _DEREGISTER of @cpumask (NULL: no attribute). */
+int rnl_listen(struct rnl *nl, bool reg, const char *cpumask, struct rnl_reply *reply);
+
+/*
+ * Wait up to @timeout_ms for the next exit record on a listening socket.
+ * Returns 1 with it in @rec, 0 on timeout, or a negative errno.
+ */
+int rnl_next_exit(struct rnl *nl, struct rnl_record *rec, int timeout_ms);
+
+/*
+ * Dump RECOUNT_CMD_GET: @scope (a RECOUNT_SCOPE_*, or -1 for none), @tgid
+ * (0 for none). Calls @fn for each record; counts the messages flagged
+ * NLM_F_DUMP_INTR in *@intr and those without NLM_F_MULTI in *@not_multi.
+ * Returns 0 or the negative errno of the dump, with its extack in @reply.
+ */
+int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
+	     void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
+	     int *intr, int *not_multi, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_GET with a runtime-version. */
 int rnl_get_runtime(struct rnl *nl, int sel, __u32 id, __u32 version,

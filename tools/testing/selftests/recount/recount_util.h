@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
@@ -75,6 +77,19 @@ static inline void spin_kernel(unsigned long long ns)
 static inline pid_t sys_gettid(void)
 {
 	return syscall(SYS_gettid);
+}
+
+/*
+ * Become nobody (uid and gid 65534, no capabilities), as a user who logged
+ * in would be. Dropping root's credentials makes the process undumpable,
+ * which a process its user started is not: restore that, or only privileged
+ * callers could read it. Returns 0, or -1 with errno set.
+ */
+static inline int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
 /* Read kernel.recount; -1 if it does not exist. */

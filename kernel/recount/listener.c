@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: exit records, sent to the sockets that listen for them
+ *
+ * A socket registers a cpumask (RECOUNT_CMD_REGISTER). When a thread exits
+ * on one of those CPUs, do_exit() calls recount_exit(), which sends the
+ * socket the thread's final record and, if the thread is the last of its
+ * process, the process's record: every metric the queries report, and the
+ * exit's details.
+ *
+ * The model is taskstats', with what its users missed:
+ *
+ *   - Each CPU has a list of the listeners registered for it, under a
+ *     per-CPU rw_semaphore: an exit reads its CPU's list, a registration
+ *     writes the lists of its CPUs. With no listener at all, recount_exit()
+ *     is a static branch.
+ *   - Records go out with genlmsg_unicast(), which never blocks: a socket
+ *     whose receive buffer is full drops the record, and its listener counts
+ *     it as missed. The next record the socket does receive carries the
+ *     count (and resets it): received + missed = records due, always. An
+ *     exiting thread never waits for a listener.
+ *   - A listener lives as long as its socket (the family's per-socket
+ *     private data): closing the socket ends it, as deregistering does.
+ *   - A listener receives only the records of tasks it could ptrace-read
+ *     (PTRACE_MODE_READ_FSCREDS's credential and dumpability rules, with
+ *     the credentials it registered with; security modules' ptrace hooks
+ *     are not consulted), unless it registered with CAP_SYS_PTRACE or
+ *     CAP_NET_ADMIN in the initial user namespace. Pids in records are those
+ *     of the pid namespace it registered from; tasks that namespace cannot
+ *     see are not sent. Registering needs no privilege, so it works from
+ *     inside containers, in every network namespace.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/cred.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/rwsem.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+
+#include "internal.h"
+
+/**
+ * struct recount_listener - a socket listening for exit records
+ * @portid: the socket's port
+ * @net: the socket's network namespace
+ * @cred: the credentials the socket registered with
+ * @pid_ns: the pid namespace it registered from
+ * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
+ * @cpus: the CPUs it listens to, under recount_listeners_mutex
+ * @missed: records dropped since the last one it received
+ */
+struct recount_listener {
+	u32 portid;
+	possible_net_t net;
+	const struct cred *cred;
+	struct pid_namespace *pid_ns;
+	bool privileged;
+	struct cpumask cpus;
+	atomic_long_t missed;
+};
+
+/* A listener in the list of one of its CPUs. */
+struct recount_listener_entry {
+	struct list_head node;
+	struct recount_listener *listener;
+};
+
+/* The listeners of a CPU. */
+struct recount_cpu_listeners {
+	struct rw_semaphore sem;
+	struct list_head list;
+};
+
+static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
+
+/* Serializes registrations; protects every listener's @cpus. */
+static DEFINE_MUTEX(recount_listeners_mutex);
+static unsigned int recount_nr_listeners;
+DEFINE_STATIC_KEY_FALSE(recount_listening_key);
+
+/*
+ * Could @l ptrace-read @t, as __ptrace_may_access() decides for
+ * PTRACE_MODE_READ_FSCREDS, with @l's credentials? @t is current, exiting,
+ * its mm not released yet.
+ */
+static bool recount_listener_may_read(const struct recount_listener *l,
+				      struct task_struct *t)
+{
+	const struct cred *cred = l->cred, *tcred;
+	struct mm_struct *mm = t->mm;
+	bool ok;
+
+	if (l->privileged)
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	ok = (uid_eq(cred->fsuid, tcred->euid) && uid_eq(cred->fsuid, tcred->suid) &&
+	      uid_eq(cred->fsuid, tcred->uid) && gid_eq(cred->fsgid, tcred->egid) &&
+	      gid_eq(cred->fsgid, tcred->sgid) && gid_eq(cred->fsgid, tcred->gid)) ||
+	     !security_capable(cred, tcred->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
+	rcu_read_unlock();
+	if (ok && mm && get_dumpable(mm) != SUID_DUMP_USER)
+		ok = !security_capable(cred, mm->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
+	return ok;
+}
+
+/* Send @l the exit record of @t, or of its process if @process. */
+static void recount_exit_send(struct recount_listener *l, struct task_struct *t,
+			      bool process)
+{
+	struct signal_struct *sig = t->signal;
+	long missed;
+	u32 code;
+	void *hdr;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		atomic_long_inc(&l->missed);
+		return;
+	}
+	hdr = genlmsg_put(msg, 0, 0, &recount_nl_family, 0, RECOUNT_CMD_EXIT);
+	if (!hdr)
+		goto nospace;
+	if (process) {
+		code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code : t->exit_code;
+		err = recount_nl_fill_process(msg, t->group_leader, l->pid_ns, 0);
+	} else {
+		code = t->exit_code;
+		err = recount_nl_fill_thread(msg, t, l->pid_ns, 0);
+	}
+	missed = atomic_long_xchg(&l->missed, 0);
+	if (err || nla_put_u32(msg, RECOUNT_A_EXIT_CODE, code) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_EXIT_TIME, ktime_get_boottime_ns(), RECOUNT_A_PAD) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_MISSED, missed, RECOUNT_A_PAD)) {
+		atomic_long_add(missed, &l->missed);
+		goto nospace;
+	}
+	genlmsg_end(msg, hdr);
+	/* Never blocks: a full receive buffer drops the record. */
+	if (genlmsg_unicast(read_pnet(&l->net), msg, l->portid))
+		atomic_long_add(missed + 1, &l->missed);
+	return;
+
+nospace:
+	nlmsg_free(msg);
+	atomic_long_inc(&l->missed);
+}
+
+/**
+ * __recount_exit() - send exit records to the listeners of this CPU
+ * @t: the exiting thread, current
+ * @group_dead: whether @t is the last thread of its process
+ *
+ * See recount_exit().
+ */
+void __recount_exit(struct task_struct *t, bool group_dead)
+{
+	struct recount_cpu_listeners *cl;
+	struct recount_listener_entry *e;
+
+	recount_update_current();
+	cl = per_cpu_ptr(&recount_cpu_listeners, raw_smp_processor_id());
+	down_read(&cl->sem);
+	list_for_each_entry(e, &cl->list, node) {
+		struct recount_listener *l = e->listener;
+
+		if (!task_pid_nr_ns(t, l->pid_ns) || !recount_listener_may_read(l, t))
+			continue;
+		recount_exit_send(l, t, false);
+		if (group_dead)
+			recount_exit_send(l, t, true);
+	}
+	up_read(&cl->sem);
+}
+
+static void recount_listener_unlink(struct recount_listener *l, const struct cpumask *cpus)
+{
+	struct recount_listener_entry *e, *tmp;
+	int cpu;
+
+	for_each_cpu(cpu, cpus) {
+		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);
+
+		down_write(&cl->sem);
+		list_for_each_entry_safe(e, tmp, &cl->list, node) {
+			if (e->listener != l)
+				continue;
+			list_del(&e->node);
+			kfree(e);
+		}
+		up_write(&cl->sem);
+	}
+	cpumask_andnot(&l->cpus, &l->cpus, cpus);
+}
+
+static void recount_listener_free(struct recount_listener *l)
+{
+	put_pid_ns(l->pid_ns);
+	put_cred(l->cred);
+	kfree(l);
+	if (!--recount_nr_listeners)
+		static_branch_disable(&recount_listening_key);
+}
+
+/**
+ * recount_listener_register() - make a socket listen to more CPUs
+ * @rs: the socket's recount state
+ * @info: the register request
+ * @cpus: the CPUs, possible ones
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int recount_listener_register(struct recount_sock *rs, struct genl_info *info,
+			      const struct cpumask *cpus)
+{
+	struct recount_listener_entry *e, *tmp;
+	struct recount_listener *l;
+	LIST_HEAD(entries);
+	int cpu;
+
+	guard(mutex)(&recount_listeners_mutex);
+	l = rs->listener;
+	if (!l) {
+		l = kzalloc(sizeof(*l), GFP_KERNEL);
+		if (!l)
+			return -ENOMEM;
+		l->portid = info->snd_portid;
+		write_pnet(&l->net, genl_info_net(info));
+		l->cred = get_current_cred();
+		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
+		l->privileged = capable(CAP_SYS_PTRACE) || capable(CAP_NET_ADMIN);
+	}
+
+	/* Allocate every entry first, so that a failure changes nothing. */
+	for_each_cpu_andnot(cpu, cpus, &l->cpus) {
+		e = kzalloc(sizeof(*e), GFP_KERNEL);
+		if (!e)
+			goto nomem;
+		e->listener = l;
+		list_add_tail(&e->node, &entries);
+	}
+	for_each_cpu_andnot(cpu, cpus, &l->cpus) {
+		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);
+
+		e = list_first_entry(&entries, struct recount_listener_entry, node);
+		down_write(&cl->sem);
+		list_move_tail(&e->node, &cl->list);
+		up_write(&cl->sem);
+	}
+	cpumask_or(&l->cpus, &l->cpus, cpus);
+	if (!rs->listener) {
+		rs->listener = l;
+		if (!recount_nr_listeners++)
+			static_branch_enable(&recount_listening_key);
+	}
+	return 0;
+
+nomem:
+	list_for_each_entry_safe(e, tmp, &entries, node)
+		kfree(e);
+	if (!rs->listener) {
+		put_pid_ns(l->pid_ns);
+		put_cred(l->cred);
+		kfree(l);
+	}
+	return -ENOMEM;
+}
+
+/**
+ * recount_listener_deregister() - make a socket stop listening to CPUs
+ * @rs: the socket's recount state
+ * @info: the deregister request, for its extack
+ * @cpus: the CPUs, all registered on this socket
+ *
+ * Return: 0, or -EINVAL if some CPU is not registered.
+ */
+int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
+				const struct cpumask *cpus)
+{
+	struct recount_listener *l;
+
+	guard(mutex)(&recount_listeners_mutex);
+	l = rs->listener;
+	if (!l || !cpumask_subset(cpus, &l->cpus)) {
+		NL_SET_ERR_MSG_ATTR_FMT(info->extack, info->attrs[RECOUNT_A_CPUMASK],
+					"this socket does not listen to CPUs %*pbl",
+					cpumask_pr_args(cpus));
+		return -EINVAL;
+	}
+	recount_listener_unlink(l, cpus);
+	if (cpumask_empty(&l->cpus)) {
+		rs->listener = NULL;
+		recount_listener_free(l);
+	}
+	return 0;
+}
+
+/**
+ * recount_sock_destroy() - end a socket's registration as it closes
+ * @priv: the socket's struct recount_sock
+ *
+ * The family's sock_priv_destroy.
+ */
+void recount_sock_destroy(void *priv)
+{
+	struct recount_sock *rs = priv;
+	struct recount_listener *l;
+
+	guard(mutex)(&recount_listeners_mutex);
+	l = rs->listener;
+	if (!l)
+		return;
+	recount_listener_unlink(l, &l->cpus);
+	rs->listener = NULL;
+	recount_listener_free(l);
+}
+
+/**
+ * recount_nr_sockets_listening() - how many sockets listen for exit records
+ *
+ * Return: the number of registered listeners.
+ */
+unsigned int recount_nr_sockets_listening(void)
+{
+	guard(mutex)(&recount_listeners_mutex);
+	return recount_nr_listeners;
+}
+
+/**
+ * recount_listeners_init() - set up the per-CPU lists of listeners
+ */
+void __init recount_listeners_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);
+
+		init_rwsem(&cl->sem);
+		INIT_LIST_HEAD(&cl->list);
+	}
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: exit records, sent to the sockets that listen for them.
+ *
+ * A listener gets one record per exiting thread and one per process, with
+ * values at least those last read before the exit; only for the CPUs it
+ * registered; only for tasks it may read, with their pids in its pid
+ * namespace; and never loses a record without saying so.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/sysinfo.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+static char all_cpus[32];
+
+static const char *every_cpu(void)
+{
+	snprintf(all_cpus, sizeof(all_cpus), "0-%d", get_nprocs_conf() - 1);
+	return all_cpus;
+}
+
+/* Pin the calling thread to @cpu. */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* What each thread of the child read of itself last, before exiting. */
+struct last_read {
+	pid_t tid;
+	__u64 user, kernel, queue;
+};
+
+#define THREADS 3
+
+static struct last_read *shared;
+
+static void *read_then_exit(void *p)
+{
+	struct last_read *lr = p;
+	struct rnl_reply r;
+	struct rnl nl;
+
+	spin_user(20 * NSEC_PER_MSEC);
+	lr->tid = sys_gettid();
+	if (rnl_open(&nl) || rnl_get(&nl, RECOUNT_A_PID, lr->tid, &r))
+		abort();
+	lr->user = r.rec.usage.user;
+	lr->kernel = r.rec.usage.kernel;
+	lr->queue = r.rec.runtime.queue;
+	rnl_close(&nl);
+	return NULL;
+}
+
+/*
+ * A listener of every CPU gets one record per thread of an exiting process,
+ * and one for the process, each at least what the thread last read of
+ * itself before it exited.
+ */
+TEST_F(recount, records_for_every_thread_and_the_process)
+{
+	int threads = 0, processes = 0, matched = 0, i;
+	struct rnl_record rec;
+	struct rnl_reply r;
+	pthread_t th[THREADS];
+	struct rnl listener;
+	pid_t child;
+
+	shared = mmap(NULL, sizeof(*shared) * (THREADS + 1), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
+
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		for (i = 0; i < THREADS; i++)
+			if (pthread_create(&th[i], NULL, read_then_exit, &shared[i]))
+				_exit(1);
+		for (i = 0; i < THREADS; i++)
+			pthread_join(th[i], NULL);
+		read_then_exit(&shared[THREADS]);
+		_exit(7);
+	}
+	ASSERT_EQ(child, waitpid(child, &i, 0));
+
+	/* do_exit() sends the records before the parent can reap the child. */
+	while (rnl_next_exit(&listener, &rec, 500) == 1) {
+		if (rec.tgid != (__u32)child)
+			continue;
+		ASSERT_TRUE(rec.has_exit);
+		EXPECT_GT(rec.exit_time, 0);
+		if (!rec.has_pid) {
+			processes++;
+			EXPECT_EQ(7 << 8, rec.exit_code);
+			EXPECT_TRUE(rec.has_exited);
+			continue;
+		}
+		threads++;
+		for (i = 0; i <= THREADS; i++) {
+			if (shared[i].tid != (pid_t)rec.pid)
+				continue;
+			matched++;
+			EXPECT_GE(rec.usage.user, shared[i].user);
+			EXPECT_GE(rec.usage.kernel, shared[i].kernel);
+			EXPECT_GE(rec.runtime.queue, shared[i].queue);
+		}
+	}
+	rnl_close(&listener);
+	EXPECT_EQ(THREADS + 1, threads);
+	EXPECT_EQ(THREADS + 1, matched);
+	EXPECT_EQ(1, processes);
+}
+
+static void *exit_on(void *p)
+{
+	pin((long)p);
+	*(pid_t *)&shared[(long)p].tid = sys_gettid();
+	return NULL;
+}
+
+/* A listener of CPU 1 never sees an exit on CPU 0, and sees those on CPU 1. */
+TEST_F(recount, cpumask_selects_cpus)
+{
+	int on0 = 0, on1 = 0, round, cpu;
+	struct rnl_record rec;
+	struct rnl_reply r;
+	struct rnl listener;
+	pthread_t th;
+	pid_t tids[2][10];
+
+	if (get_nprocs() < 2)
+		SKIP(return, "needs two CPUs");
+	shared = mmap(NULL, sizeof(*shared) * 2, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, "1", &r)) TH_LOG("%s", r.extack);
+	for (round = 0; round < 10; round++) {
+		for (cpu = 0; cpu < 2; cpu++) {
+			ASSERT_EQ(0, pthread_create(&th, NULL, exit_on, (void *)(long)cpu));
+			pthread_join(th, NULL);
+			tids[cpu][round] = shared[cpu].tid;
+		}
+	}
+	while (rnl_next_exit(&listener, &rec, 500) == 1) {
+		for (round = 0; round < 10; round++) {
+			on0 += rec.pid == (__u32)tids[0][round];
+			on1 += rec.pid == (__u32)tids[1][round];
+		}
+	}
+	rnl_close(&listener);
+	EXPECT_EQ(0, on0);
+	EXPECT_EQ(10, on1);
+}
+
+/* A socket that closes without deregistering leaves no listener behind. */
+TEST_F(recount, closing_ends_the_registration)
+{
+	struct rnl_reply r;
+	struct rnl listener;
+	__u32 before;
+
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	before = r.rec.listeners;
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, "0", &r));
+	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r));
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	EXPECT_EQ(before + 1, r.rec.listeners);
+	rnl_close(&listener);
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	EXPECT_EQ(before, r.rec.listeners);
+
+	/* Deregistering every CPU ends it too. */
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, "0", &r));
+	ASSERT_EQ(0, rnl_listen(&listener, false, "0", &r));
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	EXPECT_EQ(before, r.rec.listeners);
+	rnl_close(&listener);
+}
+
+static void *nothing(void *p)
+{
+	return p;
+}
+
+#define STORM_THREADS	2000
+#define STORM_PROCS	200
+
+/*
+ * An exit storm: thousands of threads and processes exit while an
+ * unprivileged listener, its receive buffer tiny, reads slowly. Every
+ * record due to it (one per thread, two per process: the workload's own
+ * tasks, all it may read) is received or counted in a missed attribute.
+ */
+TEST_F(recount, exit_storm_loses_nothing_silently)
+{
+	int to_listener[2], from_listener[2], status, i;
+	pid_t listener, workload;
+	long got[2];
+
+	ASSERT_EQ(0, pipe(to_listener));
+	ASSERT_EQ(0, pipe(from_listener));
+	listener = fork();
+	ASSERT_GE(listener, 0);
+	if (listener == 0) {
+		long received = 0, missed = 0, rcvbuf = 1;
+		struct rnl_record rec;
+		struct rnl_reply r;
+		struct rnl nl;
+		pthread_t th;
+		pid_t last;
+		char c;
+
+		if (become_nobody() || rnl_open(&nl) ||
+		    setsockopt(nl.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
+		    rnl_listen(&nl, true, every_cpu(), &r) || write(from_listener[1], "r", 1) != 1)
+			_exit(1);
+		/* Slowly, until the workload is gone. */
+		fcntl(to_listener[0], F_SETFL, O_NONBLOCK);
+		while (read(to_listener[0], &c, 1) != 1) {
+			if (rnl_next_exit(&nl, &rec, 10) == 1) {
+				received++;
+				missed += rec.missed;
+			}
+			usleep(2000);
+		}
+		while (rnl_next_exit(&nl, &rec, 200) == 1) {
+			received++;
+			missed += rec.missed;
+		}
+		/* One more exit of our own brings what was missed at the end. */
+		if (pthread_create(&th, NULL, nothing, NULL))
+			_exit(2);
+		pthread_join(th, NULL);
+		last = 0;
+		while (rnl_next_exit(&nl, &rec, 500) == 1) {
+			missed += rec.missed;
+			if (rec.tgid == (__u32)getpid()) {
+				last = rec.pid;
+				break;
+			}
+			received++;
+		}
+		got[0] = received;
+		got[1] = missed;
+		if (!last || write(from_listener[1], got, sizeof(got)) != sizeof(got))
+			_exit(3);
+		_exit(0);
+	}
+	/* Without these, a listener that died would leave the reads below blocked. */
+	close(from_listener[1]);
+	close(to_listener[0]);
+	ASSERT_EQ(1, read(from_listener[0], &(char){ 0 }, 1));
+
+	workload = fork();
+	ASSERT_GE(workload, 0);
+	if (workload == 0) {
+		pthread_t th;
+
+		if (become_nobody())
+			_exit(1);
+		for (i = 0; i < STORM_THREADS; i++) {
+			if (pthread_create(&th, NULL, nothing, NULL))
+				_exit(2);
+			pthread_join(th, NULL);
+		}
+		for (i = 0; i < STORM_PROCS; i++) {
+			pid_t p = fork();
+
+			if (p < 0)
+				_exit(3);
+			if (p == 0)
+				_exit(0);
+			waitpid(p, NULL, 0);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(workload, waitpid(workload, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(1, write(to_listener[1], "d", 1));
+	i = read(from_listener[0], got, sizeof(got));
+	ASSERT_EQ(listener, waitpid(listener, &status, 0));
+	/* 1: registering, 2: its last thread, 3: its last record never came */
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the listener failed, status %#x", status);
+	ASSERT_EQ(sizeof(got), i);
+
+	TH_LOG("%d exits due: %ld records received, %ld missed and said so",
+	       STORM_THREADS + 2 * STORM_PROCS + 2, got[0], got[1]);
+	EXPECT_EQ(STORM_THREADS + 2 * STORM_PROCS + 2, got[0] + got[1]);
+	/* The buffer was tiny: some were missed, or the test proves little. */
+	EXPECT_GT(got[1], 0);
+}
+
+/* An unprivileged listener gets its own user's records, not another's. */
+TEST_F(recount, unprivileged_listener_sees_only_its_own)
+{
+	int to_listener[2], from_listener[2], status;
+	pid_t listener, mine, other;
+	long seen[2];
+
+	ASSERT_EQ(0, pipe(to_listener));
+	ASSERT_EQ(0, pipe(from_listener));
+	listener = fork();
+	ASSERT_GE(listener, 0);
+	if (listener == 0) {
+		struct rnl_record rec;
+		struct rnl_reply r;
+		pid_t pids[2];
+		struct rnl nl;
+
+		if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r) ||
+		    write(from_listener[1], "r", 1) != 1 ||
+		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
+			_exit(1);
+		seen[0] = 0;
+		seen[1] = 0;
+		while (rnl_next_exit(&nl, &rec, 500) == 1) {
+			seen[0] += rec.tgid == (__u32)pids[0];
+			seen[1] += rec.tgid == (__u32)pids[1];
+		}
+		_exit(write(from_listener[1], seen, sizeof(seen)) == sizeof(seen) ? 0 : 2);
+	}
+	close(from_listener[1]);
+	close(to_listener[0]);
+	ASSERT_EQ(1, read(from_listener[0], &(char){ 0 }, 1));
+	mine = fork();
+	if (mine == 0)
+		_exit(become_nobody() ? 1 : 0);
+	other = fork();
+	if (other == 0)
+		_exit(0);
+	ASSERT_EQ(mine, waitpid(mine, NULL, 0));
+	ASSERT_EQ(other, waitpid(other, NULL, 0));
+	ASSERT_EQ(sizeof(pid_t) * 2, write(to_listener[1], (pid_t[]){ mine, other },
+					   sizeof(pid_t) * 2));
+	ASSERT_EQ(sizeof(seen), read(from_listener[0], seen, sizeof(seen)));
+	ASSERT_EQ(listener, waitpid(listener, &status, 0));
+	EXPECT_EQ(2, seen[0]);
+	EXPECT_EQ(0, seen[1]);
+}
+
+/*
+ * A listener in a new pid namespace sees its namespace's pids, and nothing
+ * of the tasks it cannot see.
+ */
+TEST_F(recount, listener_in_pid_namespace)
+{
+	int sync[2], go[2], status;
+	pid_t inside, outside;
+
+	ASSERT_EQ(0, pipe(sync));
+	ASSERT_EQ(0, pipe(go));
+	/* Forked before unshare(), it stays outside the new namespace. */
+	outside = fork();
+	ASSERT_GE(outside, 0);
+	if (outside == 0)
+		_exit(read(go[0], &(char){ 0 }, 1) == 1 ? 0 : 1);
+	if (unshare(CLONE_NEWPID)) {
+		kill(outside, SIGKILL);
+		ASSERT_EQ(EINVAL, errno);
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n)");
+	}
+	inside = fork();
+	ASSERT_GE(inside, 0);
+	if (inside == 0) {
+		int nsthread = 0, outsiders = 0, ok;
+		struct rnl_record rec;
+		struct rnl_reply r;
+		struct rnl nl;
+		pthread_t th;
+
+		if (rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r) ||
+		    write(sync[1], "r", 1) != 1)
+			_exit(1);
+		if (pthread_create(&th, NULL, nothing, NULL))
+			_exit(2);
+		pthread_join(th, NULL);
+		while (rnl_next_exit(&nl, &rec, 700) == 1) {
+			if (rec.tgid == 1 && rec.has_pid && rec.pid < 100)
+				nsthread++;
+			else
+				outsiders++;
+		}
+		ok = getpid() == 1 && nsthread == 1 && outsiders == 0;
+		_exit(ok ? 0 : 3);
+	}
+	ASSERT_EQ(1, read(sync[0], &(char){ 0 }, 1));
+	/* A process outside the namespace exits meanwhile. */
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(outside, waitpid(outside, NULL, 0));
+	ASSERT_EQ(inside, waitpid(inside, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* Write @s to the file @path; returns 0 or -1. */
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * An unprivileged container: a user namespace, a network namespace and a pid
+ * namespace, made by nobody. Its init registers a listener with no privilege
+ * in the initial namespaces, and gets the records of its own child, with the
+ * pids of its namespace.
+ */
+TEST_F(recount, listener_in_container)
+{
+	int status;
+	pid_t outer;
+
+	outer = fork();
+	ASSERT_GE(outer, 0);
+	if (outer == 0) {
+		pid_t init;
+
+		if (become_nobody())
+			_exit(10);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID))
+			_exit(errno == EINVAL ? 11 : 12);
+		if (write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/uid_map", "0 65534 1") ||
+		    write_file("/proc/self/gid_map", "0 65534 1"))
+			_exit(13);
+		init = fork();
+		if (init < 0)
+			_exit(14);
+		if (init == 0) {
+			int threads = 0, processes = 0, others = 0;
+			struct rnl_record rec;
+			struct rnl_reply r;
+			struct rnl nl;
+			pid_t child;
+
+			if (rnl_open(&nl))
+				_exit(20);
+			if (rnl_listen(&nl, true, every_cpu(), &r))
+				_exit(21);
+			/* A query from in here uses and reports the namespace's pids. */
+			if (rnl_get(&nl, RECOUNT_A_PID, 1, &r) || r.rec.pid != 1 || r.rec.tgid != 1)
+				_exit(22);
+			child = fork();
+			if (child == 0)
+				_exit(5);
+			if (child != 2 || waitpid(child, &status, 0) != child)
+				_exit(23);
+			while (rnl_next_exit(&nl, &rec, 500) == 1) {
+				if (rec.tgid != 2)
+					others++;
+				else if (!rec.has_pid && rec.exit_code == 5 << 8)
+					processes++;
+				else if (rec.pid == 2 && rec.exit_code == 5 << 8)
+					threads++;
+			}
+			_exit(threads == 1 && processes == 1 && others == 0 ? 0 : 24);
+		}
+		if (waitpid(init, &status, 0) != init || !WIFEXITED(status))
+			_exit(15);
+		_exit(WEXITSTATUS(status));
+	}
+	ASSERT_EQ(outer, waitpid(outer, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 11)
+		SKIP(return, "no user, network or pid namespaces (CONFIG_*_NS=n)");
+	/* 10-15: setting up the container; 20-24: in it (see above). */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
