@@ -3,11 +3,11 @@
 # Every target installs what it needs first (harness/deps.sh). See README.md.
 
 ARCH ?= x86_64
-export ARCH CMD GUEST_FILES FORCE KEEP_TREE TEST_ARCHS
+export ARCH CMD GUEST_FILES FORCE KEEP_TREE TEST_ARCHS QUICK BENCH_KERNELS
 
 H := harness
 
-.PHONY: all run test series prepare export build check-series deps clean help
+.PHONY: all run test bench series prepare export build check-series deps clean help
 all: help
 
 help:
@@ -18,6 +18,9 @@ run: deps
 
 test: deps
 	@$(H)/test.sh
+
+bench: deps
+	@$(H)/bench.sh
 
 series: deps
 	@$(H)/series.sh

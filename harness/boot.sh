@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot out/$ARCH's kernel and initramfs under QEMU (TCG, 4 CPUs) in one of the
-# guest's modes: demo, test, cmd. The serial console goes to the terminal (or
+# guest's modes: demo, test, cmd, bench. The serial console goes to the terminal (or
 # not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The exit status is that of
 # what ran in the guest; 124 if the guest did not finish in time.
+# KERNEL_IMAGE, QEMU_MEM (1G), SERIAL_LOG and BOOT_ARGS override the defaults.
 #
 #   boot.sh MODE [TIMEOUT_SECONDS]
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:?mode}
 limit=${2:-600}
-log=$AOUT/serial-$mode.log
+log=${SERIAL_LOG:-$AOUT/serial-$mode.log}
+mem=${QEMU_MEM:-1G}
 
 cmdline="panic=-1 recount=on RECOUNT_MODE=$mode"
 if [ "$mode" = test ]; then
@@ -23,13 +25,13 @@ cmdline="$cmdline ${BOOT_ARGS:-}"
 case "$ARCH" in
 x86_64)
 	# etc/sercon-port=0 keeps SeaBIOS off the serial console.
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 1G
+	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m "$mem"
 	      -fw_cfg name=etc/sercon-port,string=0
-	      -kernel "$AOUT/bzImage" -append "console=ttyS0 $cmdline")
+	      -kernel "${KERNEL_IMAGE:-$AOUT/bzImage}" -append "console=ttyS0 $cmdline")
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max -icount shift=0 -smp 4 -m 1G
-	      -kernel "$AOUT/Image" -append "console=ttyAMA0 $cmdline")
+	qemu=(qemu-system-aarch64 -M virt -cpu max -icount shift=0 -smp 4 -m "$mem"
+	      -kernel "${KERNEL_IMAGE:-$AOUT/Image}" -append "console=ttyAMA0 $cmdline")
 	;;
 esac
 qemu+=(-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none)
@@ -45,7 +47,7 @@ else
 fi
 status=${PIPESTATUS[0]}
 set -e
-cp "$log" "$AOUT/serial.log"
+[ "$log" = "$AOUT/serial.log" ] || cp "$log" "$AOUT/serial.log"
 if [ "$status" = 124 ] || [ "$status" = 137 ]; then
 	echo "harness: the $ARCH guest did not power off within $limit s" >&2
 	exit 124

@@ -60,5 +60,9 @@ umake -C "$TREE/tools/testing/selftests/recount" OUTPUT="$AOUT/selftests" \
 	KHDR_INCLUDES="-isystem $KHDR" LDFLAGS=-static
 "${CROSS}gcc" -O2 -Wall -Werror -static -pthread -o "$AOUT/guest-bin/recount-demo" \
 	"$HARNESS/guest/recount-demo.c"
+# make bench's program, with the selftests' raw netlink client of recount.
+"${CROSS}gcc" -O2 -Wall -Werror -static -pthread -isystem "$KHDR" \
+	-I "$TREE/tools/testing/selftests/recount" -o "$AOUT/guest-bin/recount-bench" \
+	"$HARNESS/bench/recount-bench.c" "$TREE/tools/testing/selftests/recount/recount_nl.c"
 
 "$HARNESS/initramfs.sh"

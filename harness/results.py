@@ -46,9 +46,11 @@ def main():
     with open(log, errors="replace") as f:
         lines = [l.rstrip("\r\n") for l in f]
 
+    # The test programs are the *_test ones (run-tests.sh runs those);
+    # helpers such as getdelays sit beside them.
     expected = sorted(p for p in os.listdir(expected_dir)
                       if os.access(os.path.join(expected_dir, p), os.X_OK)
-                      and not p.endswith(".o"))
+                      and p.endswith("_test"))
     # Selftests: TAP between RECOUNT-TEST-BEGIN/END markers.
     seen = set()
     current = None

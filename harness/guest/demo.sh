@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo of 'make run': a workload, then what recount measured.
+ncpu=$(nproc)
+all=0-$((ncpu - 1))
 echo
-echo "=== recount demo on $(uname -r), $(nproc) CPUs, kernel.recount=$(cat /proc/sys/kernel/recount)"
+echo "=== recount demo on $(uname -r), $ncpu CPUs, kernel.recount=$(cat /proc/sys/kernel/recount)"
+echo
+getdelays -I || exit 1
 echo
 recount-demo || exit 1
 echo
@@ -9,7 +13,25 @@ echo "=== the same for a command, run with getdelays -c"
 echo "\$ getdelays -c sh -c 'i=0; while [ \$i -lt 20000 ]; do i=\$((i+1)); done'"
 getdelays -c sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' || exit 1
 echo
-echo "=== per CPU, since boot"
-for cpu in $(seq 0 $(($(nproc) - 1))); do
-	getdelays -C "$cpu" || exit 1
-done
+echo "=== exit records: a listener of every CPU, while 'sleep 1' lets it register"
+echo "=== and a shell with a child exits with status 3"
+echo "\$ getdelays -m $all -l & sleep 1; sh -c 'sleep 0 & wait; exit 3'"
+getdelays -m "$all" -l &
+listener=$!
+sleep 1
+sh -c 'sleep 0 & wait; exit 3'
+sleep 1
+kill "$listener"
+wait "$listener" || exit 1
+echo
+echo "=== every process, the five that used the most CPU time"
+echo "\$ getdelays -D processes -n 5"
+getdelays -D processes -n 5 || exit 1
+echo
+echo "=== every CPU, since boot"
+echo "\$ getdelays -D cpus"
+getdelays -D cpus || exit 1
+echo
+echo "=== and as JSON, for scripts"
+echo "\$ getdelays --json -C 0"
+getdelays --json -C 0 || exit 1

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Run every recount selftest; the host reads the TAP output between the
+# Run every recount selftest (the *_test programs; helpers such as
+# getdelays sit beside them); the host reads the TAP output between the
 # markers from the serial log (harness/test.sh).
 echo "RECOUNT-TESTS kernel.recount=$(cat /proc/sys/kernel/recount) nproc=$(nproc)"
 status=0
-for t in /recount/tests/*; do
+for t in /recount/tests/*_test; do
 	name=${t##*/}
 	echo "RECOUNT-TEST-BEGIN $name"
 	timeout 600 "$t"

@@ -73,11 +73,14 @@ struct recount_snap {
  * struct recount_delta - what a CPU did between two snapshots
  * @time: the time, in nanoseconds, all spent at one level
  * @counts: what the PMU counted at each level
+ * @counted: whether @counts were read; if not they are 0, and adding them is
+ *	skipped (the user/kernel transitions, where no counter is read)
  * @inexact: RECOUNT_INEXACT_* bits of the counts that are missing
  */
 struct recount_delta {
 	u64 time;
 	struct recount_counts counts[RECOUNT_NR_LEVELS];
+	bool counted;
 	u32 inexact;
 };
 
@@ -249,9 +252,11 @@ static __always_inline void recount_snap_delta(const struct recount_snap *prev,
 			delta->counts[l].instructions =
 				now->counts[l].instructions - prev->counts[l].instructions;
 		}
+		delta->counted = true;
 		return;
 	}
 	memset(delta->counts, 0, sizeof(delta->counts));
+	delta->counted = false;
 	if (now->tried & RECOUNT_SNAP_PMU)
 		delta->inexact = RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS;
 }
@@ -296,12 +301,14 @@ static __always_inline void recount_usage_add(struct recount_usage *usage,
 
 	m = &usage->level[level];
 	WRITE_ONCE(m->time, m->time + delta->time);
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+	/* Most accounting points read no counter and estimate no energy. */
+	for (l = 0; delta->counted && l < RECOUNT_NR_LEVELS; l++) {
 		m = &usage->level[l];
 		WRITE_ONCE(m->cycles, m->cycles + delta->counts[l].cycles);
 		WRITE_ONCE(m->instructions, m->instructions + delta->counts[l].instructions);
 	}
-	WRITE_ONCE(usage->energy, usage->energy + energy);
+	if (energy)
+		WRITE_ONCE(usage->energy, usage->energy + energy);
 	if (unlikely(delta->inexact & ~usage->inexact))
 		WRITE_ONCE(usage->inexact, usage->inexact | delta->inexact);
 }
@@ -412,6 +419,7 @@ struct genl_info;
 struct pid_namespace;
 struct sk_buff;
 extern struct genl_family recount_nl_family;
+size_t recount_nl_record_size(void);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, u32 version);
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,

@@ -122,7 +122,7 @@ static void recount_exit_send(struct recount_listener *l, struct task_struct *t,
 	struct sk_buff *msg;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL);
 	if (!msg) {
 		atomic_long_inc(&l->missed);
 		return;

@@ -186,6 +186,7 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_nr_ns(t, ns)) ||
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD) ||
 	    recount_nl_put_state(msg, metrics) ||
 	    recount_nl_put_kinds(msg, metrics, usage))
 		return -EMSGSIZE;
@@ -214,6 +215,8 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	get_task_comm(comm, leader);
 	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, leader->start_boottime,
+			      RECOUNT_A_PAD) ||
 	    recount_nl_put_state(msg, metrics) ||
 	    recount_nl_put_kinds(msg, metrics, total) ||
 	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, &exited, -1, NULL) ||
@@ -224,6 +227,40 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 		return -EMSGSIZE;
 	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(total),
 				      &runtime, version);
+}
+
+/* The largest usage nest: every metric, idle time and energy, kind. */
+static size_t recount_nl_usage_size(void)
+{
+	return nla_total_size(0) + 9 * nla_total_size_64bit(sizeof(u64)) +
+	       2 * nla_total_size(sizeof(u32));
+}
+
+/* The runtime nest. */
+static size_t recount_nl_runtime_size(void)
+{
+	return nla_total_size(0) + 4 * nla_total_size_64bit(sizeof(u64));
+}
+
+/**
+ * recount_nl_record_size() - the size of the largest record
+ *
+ * A thread's, process's or CPU's record with everything it may carry: ids,
+ * command name, state, its usage, a usage per kind and its exited threads',
+ * both runtimes and the runtime struct, and the attributes of an exit
+ * record. Replies and exit records are allocated this size rather than a
+ * page: taskstats sizes its replies the same way.
+ *
+ * Return: the size of the payload, in bytes.
+ */
+size_t recount_nl_record_size(void)
+{
+	return 7 * nla_total_size(sizeof(u32)) +	/* pid, tgid, cpu, flags, ... */
+	       nla_total_size(TASK_COMM_LEN) +
+	       3 * nla_total_size_64bit(sizeof(u64)) +	/* start, exit time, missed */
+	       (RECOUNT_NR_KINDS + 2) * recount_nl_usage_size() +
+	       2 * recount_nl_runtime_size() +
+	       nla_total_size(sizeof(struct recount_task_runtime));
 }
 
 static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu)
@@ -360,15 +397,22 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	err = -ENOMEM;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL);
 	if (!msg)
 		goto out;
 	hdr = genlmsg_iput(msg, info);
 	if (!hdr)
 		goto out_free;
 
-	/* Values of the caller, its process and its CPU include this moment. */
-	recount_update_current();
+	/*
+	 * Values of the caller, its process and its CPU include this moment.
+	 * Others' do not depend on it: spare them the accounting point, which
+	 * reads the PMU counters.
+	 */
+	if (sel == RECOUNT_A_PID ? t == current :
+	    sel == RECOUNT_A_TGID ? same_thread_group(t, current) :
+	    cpu == raw_smp_processor_id())
+		recount_update_current();
 
 	if (sel == RECOUNT_A_PID)
 		err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), version);

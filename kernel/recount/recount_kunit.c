@@ -50,6 +50,7 @@ static void recount_test_counter_delta(struct kunit *test)
 	now.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 350, 240 };
 	now.counts[RECOUNT_LEVEL_KERNEL] = (struct recount_counts){ 30, 9 };
 	recount_snap_delta(&prev, &now, &delta);
+	KUNIT_EXPECT_TRUE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].cycles, 250);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].instructions, 200);
@@ -66,12 +67,14 @@ static void recount_test_counter_delta(struct kunit *test)
 	now.tried = 0;
 	now.valid = 0;
 	recount_snap_delta(&prev, &now, &delta);
+	KUNIT_EXPECT_FALSE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].cycles, 0);
 
 	/* Read but failed, at either end: nothing, and it says so. */
 	now.tried = RECOUNT_SNAP_PMU;
 	recount_snap_delta(&prev, &now, &delta);
+	KUNIT_EXPECT_FALSE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact,
 			RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_KERNEL].instructions, 0);
@@ -108,7 +111,8 @@ static void recount_test_snap_advance(struct kunit *test)
 
 static void recount_test_usage_add_sum(struct kunit *test)
 {
-	struct recount_delta d1 = { .time = 7 }, d2 = { .time = 11 };
+	struct recount_delta d1 = { .time = 7, .counted = true };
+	struct recount_delta d2 = { .time = 11, .counted = true };
 	struct recount_usage a = {}, b = {}, copy;
 
 	d1.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 70, 35 };
@@ -138,6 +142,13 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_USER].cycles, 360);
 	KUNIT_EXPECT_EQ(test, b.energy, 13);
 	KUNIT_EXPECT_EQ(test, b.inexact, RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_ENERGY);
+
+	/* A delta without counts adds its time and nothing else. */
+	d1.counted = false;
+	recount_usage_add(&a, RECOUNT_LEVEL_USER, &d1, 0);
+	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].time, 25);
+	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].cycles, 250);
+	KUNIT_EXPECT_EQ(test, a.energy, 12);
 
 	recount_usage_copy(&copy, &b);
 	KUNIT_EXPECT_MEMEQ(test, &copy, &b, sizeof(b));
@@ -197,7 +208,7 @@ struct recount_test_race {
 static int recount_test_writer(void *data)
 {
 	struct recount_test_race *race = data;
-	struct recount_delta one = { .time = 1 };
+	struct recount_delta one = { .time = 1, .counted = true };
 	int l;
 
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++)

@@ -1,279 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * getdelays: print what recount accounted for a thread, a process or a CPU.
+ * getdelays: print what recount accounted for threads, processes and CPUs.
  *
  * The successor of tools/accounting/getdelays for the RECOUNT generic netlink
- * family (Documentation/accounting/recount.rst). Run with --help for usage.
+ * family (Documentation/accounting/recount.rst): its options, recount's
+ * metrics, dumps, listener mode and JSON. Run with --help for usage.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <stdbool.h>
-#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "options.h"
+#include "output.h"
 #include "recount_client.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Exit codes, documented in --help and in Documentation. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,
-	EXIT_NO_RECOUNT = 2,
-	EXIT_NOT_FOUND = 3,
-	EXIT_DENIED = 4,
-	EXIT_ERROR = 5,
+struct ctx {
+	struct opts o;
+	struct out_opts out;
+	struct rc_client c;
+	struct ts_client ts;
+	bool ts_open;
+	const char *ts_why;	/* why there are no taskstats, if so */
+	FILE *log;
+	bool warned_disabled;
 };
 
-static const char usage_text[] =
-"Usage: getdelays [-v] [-R N] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...] | -I\n"
-"\n"
-"Print what recount accounted, per level (user, kernel): time, and where the\n"
-"kernel counts them cycles, instructions and their ratio (CPI), and energy\n"
-"with its source; for threads and processes, also per kind of CPU, and what\n"
-"they waited for: a CPU (queue), page faults, contended locks.\n"
-"\n"
-"  -p, --pid PID      one thread\n"
-"  -t, --tgid TGID    one process: all its threads, live and exited\n"
-"  -C, --cpu CPU      one CPU, with its idle time\n"
-"  -c COMMAND [ARG...] run COMMAND, then print the totals of its process;\n"
-"                     exits with COMMAND's exit status\n"
-"  -I, --info         what this kernel counts, and the CPUs of each kind\n"
-"  -R, --runtime-version N\n"
-"                     also ask for struct recount_task_runtime of version N\n"
-"                     (1: cpu and queue time; 2: and page fault and lock\n"
-"                     contention time) and print it\n"
-"  -v, --verbose      also say which metrics the kernel does not count\n"
-"  -h, --help         this text\n"
-"\n"
-"Exit status: 0 success, 1 usage error, 2 the kernel has no recount,\n"
-"3 no such thread, process or CPU, 4 permission denied, 5 other error.\n";
-
-static const char *fmt_time(char *buf, size_t size, const struct rc_value *v)
+static uint64_t boottime_ns(void)
 {
-	if (!v->has)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%llu.%09llu s", (unsigned long long)v->v / 1000000000,
-			 (unsigned long long)v->v % 1000000000);
-	return buf;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static const char *fmt_count(char *buf, size_t size, const struct rc_value *v)
+/* Say, once, that the figures are frozen. */
+static void check_disabled(struct ctx *x, const struct rc_record *r)
 {
-	if (!v->has)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)v->v);
-	return buf;
-}
-
-static const char *fmt_energy(char *buf, size_t size, const struct rc_value *v)
-{
-	if (!v->has)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%llu.%06llu J", (unsigned long long)v->v / 1000000000,
-			 (unsigned long long)v->v % 1000000000 / 1000);
-	return buf;
-}
-
-/* Cycles per instruction, or "-" when there is nothing to divide. */
-static const char *fmt_cpi(char *buf, size_t size, const struct rc_value *cycles,
-			   const struct rc_value *instructions)
-{
-	if (!cycles->has || !instructions->has || !instructions->v)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.3f", (double)cycles->v / instructions->v);
-	return buf;
-}
-
-static struct rc_value sum(const struct rc_value *a, const struct rc_value *b)
-{
-	struct rc_value v = { .has = a->has && b->has, .v = a->v + b->v };
-
-	return v;
-}
-
-static const char *inexact_note(uint32_t inexact, uint32_t bit)
-{
-	return inexact & bit ? "  (inexact)" : "";
-}
-
-/* One usage as rows of metrics by column user, kernel, total. */
-static void print_usage(const struct rc_usage *u, uint32_t energy_source)
-{
-	struct rc_value cycles = sum(&u->user_cycles, &u->kernel_cycles);
-	struct rc_value instructions = sum(&u->user_instructions, &u->kernel_instructions);
-	struct rc_value total = sum(&u->user_ns, &u->kernel_ns);
-	char a[32], b[32], c[32];
-
-	printf("  %-13s %16s %16s %16s\n", "", "user", "kernel", "total");
-	printf("  %-13s %16s %16s %16s\n", "time", fmt_time(a, sizeof(a), &u->user_ns),
-	       fmt_time(b, sizeof(b), &u->kernel_ns), fmt_time(c, sizeof(c), &total));
-	if (u->user_cycles.has)
-		printf("  %-13s %16s %16s %16s%s\n", "cycles",
-		       fmt_count(a, sizeof(a), &u->user_cycles),
-		       fmt_count(b, sizeof(b), &u->kernel_cycles),
-		       fmt_count(c, sizeof(c), &cycles),
-		       inexact_note(u->inexact, RECOUNT_INEXACT_CYCLES));
-	if (u->user_instructions.has)
-		printf("  %-13s %16s %16s %16s%s\n", "instructions",
-		       fmt_count(a, sizeof(a), &u->user_instructions),
-		       fmt_count(b, sizeof(b), &u->kernel_instructions),
-		       fmt_count(c, sizeof(c), &instructions),
-		       inexact_note(u->inexact, RECOUNT_INEXACT_INSTRUCTIONS));
-	if (u->user_cycles.has && u->user_instructions.has)
-		printf("  %-13s %16s %16s %16s\n", "CPI",
-		       fmt_cpi(a, sizeof(a), &u->user_cycles, &u->user_instructions),
-		       fmt_cpi(b, sizeof(b), &u->kernel_cycles, &u->kernel_instructions),
-		       fmt_cpi(c, sizeof(c), &cycles, &instructions));
-	if (u->energy_nj.has)
-		printf("  %-13s %16s %16s %16s  (%s)%s\n", "energy", "", "",
-		       fmt_energy(a, sizeof(a), &u->energy_nj),
-		       rc_energy_source_name(energy_source),
-		       inexact_note(u->inexact, RECOUNT_INEXACT_ENERGY));
-	if (u->idle_ns.has)
-		printf("  %-13s %16s %16s %16s\n", "idle", "", "",
-		       fmt_time(a, sizeof(a), &u->idle_ns));
-	if (u->idle_energy_nj.has)
-		printf("  %-13s %16s %16s %16s\n", "idle energy", "", "",
-		       fmt_energy(a, sizeof(a), &u->idle_energy_nj));
-}
-
-/* The usage of each kind of CPU, a row each. */
-static void print_per_kind(const struct rc_record *r)
-{
-	char a[32], b[32], c[32], d[32];
-	int i;
-
-	printf("  %-13s %16s %16s %16s %16s\n", "per CPU kind", "time", "cycles",
-	       "instructions", "energy");
-	for (i = 0; i < r->nr_kinds; i++) {
-		const struct rc_usage *u = &r->per_kind[i];
-		struct rc_value time = sum(&u->user_ns, &u->kernel_ns);
-		struct rc_value cycles = sum(&u->user_cycles, &u->kernel_cycles);
-		struct rc_value instructions = sum(&u->user_instructions, &u->kernel_instructions);
-
-		printf("    %-11s %16s %16s %16s %16s\n", rc_kind_name(u->kind),
-		       fmt_time(a, sizeof(a), &time), fmt_count(b, sizeof(b), &cycles),
-		       fmt_count(c, sizeof(c), &instructions),
-		       fmt_energy(d, sizeof(d), &u->energy_nj));
-	}
-}
-
-static void print_runtime(const char *label, const struct rc_runtime *rt)
-{
-	struct rc_value queue = { true, rt->queue_ns }, fault = { true, rt->fault_ns };
-	struct rc_value lock = { true, rt->lock_ns };
-	char a[32], b[32], c[32];
-
-	printf("  %-13s %16s %16s %16s\n", label, "queue", "page faults", "locks");
-	printf("  %-13s %16s %16s %16s\n", "", fmt_time(a, sizeof(a), &queue),
-	       fmt_time(b, sizeof(b), &fault), fmt_time(c, sizeof(c), &lock));
-}
-
-/* The struct recount_task_runtime the kernel sent, field by field. */
-static void print_runtime_struct(const struct rc_record *r, uint32_t version)
-{
-	static const char *const fields[] = {
-		"cpu_time", "queue_time", "page_fault_time", "lock_contention_time",
-	};
-	int i, n = r->runtime_struct_len / sizeof(uint64_t);
-
-	printf("  struct recount_task_runtime, version %u, %d bytes:\n", version,
-	       r->runtime_struct_len);
-	for (i = 0; i < n && i < (int)ARRAY_SIZE(fields); i++) {
-		uint64_t v;
-
-		memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
-		printf("    %-22s %llu ns\n", fields[i], (unsigned long long)v);
-	}
-}
-
-static void print_unsupported(uint32_t metrics)
-{
-	if (!(metrics & RECOUNT_METRIC_CYCLES))
-		printf("  (cycles and instructions: not counted, no PMU counters)\n");
-	if (!(metrics & RECOUNT_METRIC_ENERGY))
-		printf("  (energy: not counted, no energy source)\n");
-}
-
-static void print_record(enum rc_selector sel, const struct rc_record *r,
-			 const struct rc_client *c)
-{
-	switch (sel) {
-	case RC_SEL_PID:
-		printf("thread %u (%s) of process %u\n", r->pid, r->comm, r->tgid);
-		break;
-	case RC_SEL_TGID:
-		printf("process %u (%s), all threads\n", r->tgid, r->comm);
-		break;
-	case RC_SEL_CPU:
-		printf("cpu %u (%s)\n", r->cpu,
-		       r->usage.has_kind ? rc_kind_name(r->usage.kind) : "unknown kind");
-		break;
-	}
-	if (r->has_usage)
-		print_usage(&r->usage, r->energy_source);
-	if (r->has_exited) {
-		printf(" of which exited threads:\n");
-		print_usage(&r->exited, r->energy_source);
-	}
-	if (r->nr_kinds)
-		print_per_kind(r);
-	if (r->runtime.has)
-		print_runtime("waited for", &r->runtime);
-	if (r->exited_runtime.has)
-		print_runtime(" exited", &r->exited_runtime);
-	if (r->runtime_struct_len)
-		print_runtime_struct(r, c->runtime_version);
-	if (c->verbose)
-		print_unsupported(r->metrics);
-	if (r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED))
-		printf("  (recount is disabled, sysctl kernel.recount=0: values are frozen)\n");
-}
-
-static int print_info(struct rc_client *c)
-{
-	struct rc_info info;
-	int err, i;
-
-	err = rc_get_info(c, &info);
-	if (err) {
-		fprintf(stderr, "getdelays: %s\n", c->extack[0] ? c->extack : strerror(-err));
-		return EXIT_ERROR;
-	}
-	printf("recount is %s\n", info.flags & RECOUNT_FLAGS_DISABLED ? "off" : "on");
-	printf("  metrics: time%s%s%s\n",
-	       info.metrics & RECOUNT_METRIC_CYCLES ? ", cycles" : "",
-	       info.metrics & RECOUNT_METRIC_INSTRUCTIONS ? ", instructions" : "",
-	       info.metrics & RECOUNT_METRIC_ENERGY ? ", energy" : "");
-	printf("  energy source: %s\n", rc_energy_source_name(info.energy_source));
-	for (i = 0; i < info.nr_kinds; i++)
-		printf("  %s CPUs: %s\n", rc_kind_name(info.kind_cpus[i].kind),
-		       info.kind_cpus[i].cpus[0] ? info.kind_cpus[i].cpus : "none");
-	return EXIT_OK;
+	if (x->warned_disabled || !r->has_flags || !(r->flags & RECOUNT_FLAGS_DISABLED))
+		return;
+	x->warned_disabled = true;
+	fputs("getdelays: recount is off (kernel.recount=0): the values are frozen\n", stderr);
 }
 
 static int report_error(const struct rc_client *c, int err, const char *what, uint32_t id)
 {
 	const char *why = c->extack[0] ? c->extack : strerror(-err);
 
+	/* A CPU that is not possible is no such CPU, for the user. */
+	if (err == -EINVAL && !strcmp(what, "cpu"))
+		err = -ENODEV;
 	switch (err) {
 	case -ESRCH:
-		fprintf(stderr, "getdelays: %s %u: %s\n", what, id, why);
-		return EXIT_NOT_FOUND;
-	case -EINVAL:
 	case -ENODEV:
 		fprintf(stderr, "getdelays: %s %u: %s\n", what, id, why);
-		return err == -ENODEV ? EXIT_NOT_FOUND : EXIT_ERROR;
+		return EXIT_NOT_FOUND;
 	case -EACCES:
 	case -EPERM:
 		fprintf(stderr, "getdelays: %s %u: permission denied: %s\n", what, id, why);
@@ -284,18 +71,89 @@ static int report_error(const struct rc_client *c, int err, const char *what, ui
 	}
 }
 
-static int query(struct rc_client *c, enum rc_selector sel, uint32_t id)
+/* taskstats, for -d, -i, -q: open it, or say why not. */
+static void open_taskstats(struct ctx *x)
+{
+	int err;
+
+	if (!x->o.taskstats)
+		return;
+	err = ts_open(&x->ts);
+	if (err == -ENOENT)
+		x->ts_why = "not in this kernel (CONFIG_TASKSTATS=n)";
+	else if (err)
+		x->ts_why = "cannot open a generic netlink socket";
+	else
+		x->ts_open = true;
+}
+
+static bool delayacct_off(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/task_delayacct", "r");
+	int on = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 1;
+		fclose(f);
+	}
+	return !on;
+}
+
+static const char *ts_error(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "permission denied: taskstats requests need CAP_NET_ADMIN";
+	case -ESRCH:
+		return "no such task";
+	default:
+		return "the request failed";
+	}
+}
+
+/* Print one record with its taskstats (or why there are none). */
+static void emit(struct ctx *x, const struct rc_record *r, const struct ts_record *tsr,
+		 const char *ts_why)
+{
+	struct ts_shown ts = {
+		.what = x->o.taskstats, .rec = tsr, .why = ts_why,
+		.delayacct_off = (x->o.taskstats & TS_DELAYS) && delayacct_off(),
+	};
+
+	check_disabled(x, r);
+	x->out.now = boottime_ns();
+	if (x->o.json)
+		out_json_record(stdout, r, &ts, &x->out);
+	else
+		out_text_record(stdout, r, &ts, &x->out);
+	if (x->log) {
+		out_json_record(x->log, r, &ts, &x->out);
+		fflush(x->log);
+	}
+	fflush(stdout);
+}
+
+static int query(struct ctx *x, enum rc_selector sel, uint32_t id)
 {
 	static const char *const what[] = {
 		[RC_SEL_PID] = "thread", [RC_SEL_TGID] = "process", [RC_SEL_CPU] = "cpu",
 	};
+	struct ts_record tsr;
+	const char *why = x->ts_why;
 	struct rc_record rec;
 	int err;
 
-	err = rc_get(c, sel, id, &rec);
+	err = rc_get(&x->c, sel, id, &rec);
 	if (err)
-		return report_error(c, err, what[sel], id);
-	print_record(sel, &rec, c);
+		return report_error(&x->c, err, what[sel], id);
+	if (x->ts_open) {
+		err = ts_get(&x->ts, id, sel == RC_SEL_TGID, &tsr);
+		if (err)
+			why = ts_error(err);
+	}
+	emit(x, &rec, x->ts_open && !err ? &tsr : NULL, why);
 	return EXIT_OK;
 }
 
@@ -303,8 +161,9 @@ static int query(struct rc_client *c, enum rc_selector sel, uint32_t id)
  * Run a command and print its process's totals. The process is read as a
  * zombie (waitid(WNOWAIT)): all its threads have exited, its totals are final.
  */
-static int run_command(struct rc_client *c, char **argv)
+static int run_command(struct ctx *x)
 {
+	char **argv = x->o.command;
 	siginfo_t info;
 	pid_t pid;
 	int ret, status;
@@ -325,7 +184,7 @@ static int run_command(struct rc_client *c, char **argv)
 		perror("getdelays: waitid");
 		return EXIT_ERROR;
 	}
-	ret = query(c, RC_SEL_TGID, pid);
+	ret = query(x, RC_SEL_TGID, pid);
 	if (waitpid(pid, &status, 0) < 0) {
 		perror("getdelays: waitpid");
 		return EXIT_ERROR;
@@ -337,104 +196,255 @@ static int run_command(struct rc_client *c, char **argv)
 	return 128 + WTERMSIG(status);
 }
 
-static int parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long long n;
-	char *end;
+/* The records of a dump, to sort before printing. */
+struct rows {
+	struct rc_record *recs;
+	int n, size;
+};
 
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || *end || n > UINT32_MAX)
-		return -1;
-	*v = n;
+static int collect(const struct rc_record *rec, void *arg)
+{
+	struct rows *rows = arg;
+
+	if (rows->n == rows->size) {
+		int size = rows->size ? rows->size * 2 : 256;
+		struct rc_record *recs = realloc(rows->recs, size * sizeof(*recs));
+
+		if (!recs)
+			return -1;
+		rows->recs = recs;
+		rows->size = size;
+	}
+	rows->recs[rows->n++] = *rec;
 	return 0;
+}
+
+static int dump(struct ctx *x)
+{
+	int kind = dump_table(x->o.scope), col, i, n, err;
+	struct rows rows = {};
+	bool interrupted;
+
+	err = rc_dump(&x->c, x->o.scope, x->o.id, collect, &rows, &interrupted);
+	if (err) {
+		free(rows.recs);
+		if (x->o.id && err == -ESRCH)
+			return report_error(&x->c, err, "process", x->o.id);
+		fprintf(stderr, "getdelays: cannot list the %s: %s\n",
+			kind == TABLE_CPUS ? "CPUs" :
+			kind == TABLE_PROCESSES ? "processes" : "threads",
+			x->c.extack[0] ? x->c.extack : strerror(-err));
+		return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_ERROR;
+	}
+	x->out.now = boottime_ns();
+	col = x->o.sort ? table_column(kind, x->o.sort) : table_default_sort(kind);
+	table_sort(kind, rows.recs, rows.n, col, &x->out);
+	n = x->o.limit && x->o.limit < rows.n ? x->o.limit : rows.n;
+	if (n)
+		check_disabled(x, &rows.recs[0]);
+	if (!x->o.json)
+		table_header(stdout, kind);
+	for (i = 0; i < n; i++) {
+		if (x->o.json)
+			out_json_record(stdout, &rows.recs[i], NULL, &x->out);
+		else
+			table_row(stdout, kind, &rows.recs[i], &x->out);
+		if (x->log)
+			out_json_record(x->log, &rows.recs[i], NULL, &x->out);
+	}
+	if (interrupted && x->o.verbose)
+		fputs("getdelays: tasks came and went while they were listed: each one\n"
+		      "getdelays: that lived through it is listed once, but it is no snapshot\n",
+		      stderr);
+	free(rows.recs);
+	return EXIT_OK;
+}
+
+/*
+ * Listener mode. taskstats sends its exit record before recount does, from
+ * the same do_exit(): keep the last ones it sent, to pair with recount's.
+ */
+#define TS_KEEP 1024
+
+struct listener {
+	struct ctx *x;
+	struct ts_record *kept;
+	unsigned int next;
+	unsigned long received, missed;
+	bool header;
+};
+
+static void keep_ts(const struct ts_record *rec, void *arg)
+{
+	struct listener *l = arg;
+
+	l->kept[l->next++ % TS_KEEP] = *rec;
+}
+
+static const struct ts_record *find_kept(struct listener *l, bool thread, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < TS_KEEP; i++) {
+		const struct ts_record *t = &l->kept[(l->next - 1 - i) % TS_KEEP];
+
+		if (t->version && t->has_pid == thread && t->id == id)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * taskstats sends a process record only for multi-threaded processes; a
+ * single-threaded one's is its thread's.
+ */
+static const struct ts_record *find_ts(struct listener *l, const struct rc_record *r)
+{
+	const struct ts_record *t;
+
+	if (r->type == RC_THREAD)
+		return find_kept(l, true, r->pid);
+	t = find_kept(l, false, r->tgid);
+	return t ? t : find_kept(l, true, r->tgid);
+}
+
+/* Set by the signal handler; a lock-free atomic, safe to share with it. */
+static atomic_bool stop;
+
+static void on_signal(int sig)
+{
+	atomic_store_explicit(&stop, true, memory_order_relaxed);
+}
+
+static int on_exit_record(const struct rc_record *r, void *arg)
+{
+	struct listener *l = arg;
+	struct ctx *x = l->x;
+	const struct ts_record *tsr = NULL;
+	const char *why = x->ts_why;
+
+	l->received++;
+	if (r->missed) {
+		l->missed += r->missed;
+		fprintf(stderr, "getdelays: missed %llu records before this one (%s)\n",
+			(unsigned long long)r->missed, "-r enlarges the buffer");
+	}
+	if (x->ts_open && l->kept) {
+		ts_drain(&x->ts, keep_ts, l);
+		tsr = find_ts(l, r);
+		if (!tsr)
+			why = "no taskstats record for this exit (missed)";
+	}
+	if (x->o.json || x->o.verbose || x->o.taskstats) {
+		emit(x, r, tsr, why);
+	} else {
+		check_disabled(x, r);
+		if (!l->header) {
+			table_header(stdout, TABLE_EXITS);
+			l->header = true;
+		}
+		x->out.now = boottime_ns();
+		table_row(stdout, TABLE_EXITS, r, &x->out);
+		if (x->log) {
+			out_json_record(x->log, r, NULL, &x->out);
+			fflush(x->log);
+		}
+		fflush(stdout);
+	}
+	/* Without -l, stop when a process is over. */
+	return !x->o.loop && r->type == RC_PROCESS;
+}
+
+static int listen_exits(struct ctx *x)
+{
+	struct listener l = { .x = x };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err, ret = EXIT_OK;
+
+	err = rc_listen(&x->c, x->o.cpumask, true);
+	if (err) {
+		fprintf(stderr, "getdelays: cannot listen to CPUs %s: %s\n", x->o.cpumask,
+			x->c.extack[0] ? x->c.extack : strerror(-err));
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ERROR;
+	}
+	if (x->ts_open) {
+		err = ts_listen(&x->ts, x->o.cpumask);
+		if (err) {
+			x->ts_why = ts_error(err);
+			ts_close(&x->ts);
+			x->ts_open = false;
+		} else {
+			l.kept = calloc(TS_KEEP, sizeof(*l.kept));
+		}
+	}
+	/* No SA_RESTART: a signal ends the wait, and getdelays says goodbye. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "getdelays: listening for exits on CPUs %s (receive buffer %d bytes)\n",
+		x->o.cpumask, rc_get_rcvbuf(&x->c));
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		err = rc_receive(&x->c, -1, on_exit_record, &l);
+		if (err == 1)
+			break;
+		if (err == -EINTR)
+			continue;
+		if (err < 0) {
+			fprintf(stderr, "getdelays: receiving: %s\n", strerror(-err));
+			ret = EXIT_ERROR;
+			break;
+		}
+	}
+	if (x->o.verbose || l.missed)
+		fprintf(stderr, "getdelays: %lu records received, %lu missed\n", l.received,
+			l.missed);
+	free(l.kept);
+	return ret;
+}
+
+static int info(struct ctx *x)
+{
+	struct rc_info info;
+	int err;
+
+	err = rc_get_info(&x->c, &info);
+	if (err) {
+		fprintf(stderr, "getdelays: %s\n", x->c.extack[0] ? x->c.extack : strerror(-err));
+		return EXIT_ERROR;
+	}
+	out_info(stdout, &info, &x->out);
+	if (info.flags & RECOUNT_FLAGS_DISABLED)
+		fputs("getdelays: recount is off: kernel.recount=1 switches it on\n", stderr);
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tgid", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "info", no_argument, NULL, 'I' },
-		{ "runtime-version", required_argument, NULL, 'R' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct rc_client c = {};
-	enum rc_selector sel = 0;
-	char **command = NULL;
-	bool info = false;
-	uint32_t id = 0;
-	int opt, err, ret;
+	struct ctx x = {};
+	char err_msg[512];
+	int err, ret;
 
-	/* '+': stop at the first non-option, the start of -c's command. */
-	while ((opt = getopt_long(argc, argv, "+p:t:C:cIR:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-		case 't':
-		case 'C':
-			if (sel || command) {
-				fprintf(stderr, "getdelays: give only one of -p, -t, -C, -c\n");
-				return EXIT_USAGE;
-			}
-			sel = opt == 'p' ? RC_SEL_PID : opt == 't' ? RC_SEL_TGID : RC_SEL_CPU;
-			if (parse_u32(optarg, &id)) {
-				fprintf(stderr, "getdelays: -%c: '%s' is not a number\n",
-					opt, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			if (sel) {
-				fprintf(stderr, "getdelays: give only one of -p, -t, -C, -c\n");
-				return EXIT_USAGE;
-			}
-			command = argv + optind;
-			break;
-		case 'I':
-			info = true;
-			break;
-		case 'R':
-			if (parse_u32(optarg, &c.runtime_version) || !c.runtime_version) {
-				fprintf(stderr, "getdelays: -R: '%s' is not a version\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'v':
-			c.verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
+	if (parse_args(argc, argv, &x.o, err_msg, sizeof(err_msg))) {
+		fprintf(stderr, "getdelays: %s\n", err_msg);
+		return EXIT_USAGE;
+	}
+	if (x.o.mode == MODE_HELP) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	x.out.json = x.o.json;
+	x.out.verbose = x.o.verbose;
+	x.out.runtime_version = x.o.runtime_version;
+	x.c.verbose = x.o.verbose;
+	x.c.runtime_version = x.o.runtime_version;
+
+	if (x.o.logfile) {
+		x.log = fopen(x.o.logfile, "w");
+		if (!x.log) {
+			fprintf(stderr, "getdelays: %s: %s\n", x.o.logfile, strerror(errno));
+			return EXIT_ERROR;
 		}
-		if (command)
-			break;
 	}
-	if (command && !*command) {
-		fprintf(stderr, "getdelays: -c needs a command\n");
-		return EXIT_USAGE;
-	}
-	if (info && (sel || command)) {
-		fprintf(stderr, "getdelays: -I goes alone\n");
-		return EXIT_USAGE;
-	}
-	if (!sel && !command && !info) {
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
-	}
-	if (!command && optind < argc) {
-		fprintf(stderr, "getdelays: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
-
-	err = rc_open(&c);
+	err = rc_open(&x.c);
 	if (err == -ENOENT) {
 		fprintf(stderr, "getdelays: no recount in this kernel (no netlink family '%s')\n",
 			RECOUNT_FAMILY_NAME);
@@ -445,13 +455,39 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return EXIT_ERROR;
 	}
+	if (x.o.rcvbuf && rc_set_rcvbuf(&x.c, x.o.rcvbuf))
+		fprintf(stderr, "getdelays: cannot set the receive buffer to %d bytes\n",
+			x.o.rcvbuf);
+	open_taskstats(&x);
 
-	if (info)
-		ret = print_info(&c);
-	else if (command)
-		ret = run_command(&c, command);
-	else
-		ret = query(&c, sel, id);
-	rc_close(&c);
+	switch (x.o.mode) {
+	case MODE_PID:
+		ret = query(&x, RC_SEL_PID, x.o.id);
+		break;
+	case MODE_TGID:
+		ret = query(&x, RC_SEL_TGID, x.o.id);
+		break;
+	case MODE_CPU:
+		ret = query(&x, RC_SEL_CPU, x.o.id);
+		break;
+	case MODE_COMMAND:
+		ret = run_command(&x);
+		break;
+	case MODE_DUMP:
+		ret = dump(&x);
+		break;
+	case MODE_LISTEN:
+		ret = listen_exits(&x);
+		break;
+	case MODE_INFO:
+	default:
+		ret = info(&x);
+		break;
+	}
+	if (x.ts_open)
+		ts_close(&x.ts);
+	rc_close(&x.c);
+	if (x.log)
+		fclose(x.log);
 	return ret;
 }

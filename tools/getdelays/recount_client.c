@@ -3,6 +3,7 @@
  * A client of the RECOUNT generic netlink family, on libnl-genl-3.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,8 @@ int rc_open(struct rc_client *c)
 	/* Ask for the kernel's reason with every error (extended ACK). */
 	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* Requests that answer with a record get no ACK after it. */
+	nl_socket_disable_auto_ack(c->sk);
 
 	c->family = genl_ctrl_resolve(c->sk, RECOUNT_FAMILY_NAME);
 	if (c->family < 0) {
@@ -84,6 +87,11 @@ static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
 	[RECOUNT_A_RUNTIME] = { .type = NLA_NESTED },
 	[RECOUNT_A_RUNTIME_STRUCT] = { .type = NLA_UNSPEC },
 	[RECOUNT_A_EXITED_RUNTIME] = { .type = NLA_NESTED },
+	[RECOUNT_A_EXIT_CODE] = { .type = NLA_U32 },
+	[RECOUNT_A_EXIT_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_MISSED] = { .type = NLA_U64 },
+	[RECOUNT_A_LISTENERS] = { .type = NLA_U32 },
+	[RECOUNT_A_START_TIME] = { .type = NLA_U64 },
 };
 
 static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
@@ -166,6 +174,7 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 	int rem;
 
 	memset(rec, 0, sizeof(*rec));
+	/* Attributes above RECOUNT_A_MAX, from a newer kernel, are skipped. */
 	if (nla_parse(tb, RECOUNT_A_MAX, attrs, len, record_policy) < 0)
 		return -EPROTO;
 	if (tb[RECOUNT_A_PID]) {
@@ -180,8 +189,21 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		rec->has_cpu = true;
 		rec->cpu = nla_get_u32(tb[RECOUNT_A_CPU]);
 	}
+	rec->type = rec->has_cpu ? RC_CPU : rec->has_pid ? RC_THREAD : RC_PROCESS;
 	if (tb[RECOUNT_A_COMM])
 		nla_strlcpy(rec->comm, tb[RECOUNT_A_COMM], sizeof(rec->comm));
+	if (tb[RECOUNT_A_START_TIME]) {
+		rec->start_time.has = true;
+		rec->start_time.v = nla_get_u64(tb[RECOUNT_A_START_TIME]);
+	}
+	if (tb[RECOUNT_A_EXIT_CODE]) {
+		rec->is_exit = true;
+		rec->exit_code = nla_get_u32(tb[RECOUNT_A_EXIT_CODE]);
+	}
+	if (tb[RECOUNT_A_EXIT_TIME])
+		rec->exit_time = nla_get_u64(tb[RECOUNT_A_EXIT_TIME]);
+	if (tb[RECOUNT_A_MISSED])
+		rec->missed = nla_get_u64(tb[RECOUNT_A_MISSED]);
 	if (tb[RECOUNT_A_FLAGS]) {
 		rec->has_flags = true;
 		rec->flags = nla_get_u32(tb[RECOUNT_A_FLAGS]);
@@ -244,23 +266,55 @@ const char *rc_energy_source_name(uint32_t source)
 	return "unknown";
 }
 
-/* A request in flight: how to decode its reply, and into what. */
+/* A request in flight: how to decode its replies, and into what. */
 struct rc_request {
 	struct rc_client *c;
 	int (*decode)(struct nlattr *attrs, int len, void *out);
 	void *out;
 	int decoded;
+	/* Dumps and exit records: each record, decoded, goes to fn. */
+	rc_record_fn fn;
+	void *arg;
+	bool interrupted, stopped;
 };
 
 static int on_valid(struct nl_msg *msg, void *arg)
 {
 	struct rc_request *req = arg;
-	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct rc_record rec;
 
-	if (req->decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->out))
+	if (nlh->nlmsg_type != req->c->family)
+		return NL_SKIP;
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		req->interrupted = true;
+	if (!req->fn) {
+		if (req->decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->out))
+			return NL_STOP;
+		req->decoded = 1;
+		return NL_OK;
+	}
+	if (rc_decode_record(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), &rec))
+		return NL_SKIP;
+	req->decoded++;
+	if (req->fn(&rec, req->arg)) {
+		req->stopped = true;
 		return NL_STOP;
-	req->decoded = 1;
+	}
 	return NL_OK;
+}
+
+/* The extended ACK's message, from the attributes after an error or DONE. */
+static void keep_extack(struct rc_client *c, struct nlattr *attrs, int len)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) == NLMSGERR_ATTR_MSG)
+			nla_strlcpy(c->extack, a, sizeof(c->extack));
+	}
 }
 
 /* Keep the errno and the extended ACK message of an error reply. */
@@ -269,8 +323,6 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	struct rc_request *req = arg;
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
 	int off = sizeof(*e);
-	struct nlattr *a;
-	int rem;
 
 	(void)nla;
 	req->c->error = e->error;
@@ -279,35 +331,61 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 		return NL_STOP;
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - sizeof(e->msg);
-	rem = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
-	nla_for_each_attr(a, (struct nlattr *)((char *)e + off), rem, rem) {
-		if (nla_type(a) == NLMSGERR_ATTR_MSG)
-			nla_strlcpy(req->c->extack, a, sizeof(req->c->extack));
+	keep_extack(req->c, (struct nlattr *)((char *)e + off),
+		    (int)nlh->nlmsg_len - NLMSG_HDRLEN - off);
+	return NL_STOP;
+}
+
+/* A dump that failed says so in its NLMSG_DONE: an errno, then the extack. */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct rc_request *req = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int len = (int)nlh->nlmsg_len - NLMSG_LENGTH(sizeof(int));
+	int err;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		req->interrupted = true;
+	if (len < 0)
+		return NL_STOP;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err) {
+		req->c->error = err;
+		keep_extack(req->c, (struct nlattr *)((char *)nlmsg_data(nlh) + sizeof(int)), len);
 	}
 	return NL_STOP;
 }
 
-/* Send @cmd, with attribute @attr = @id unless @attr is 0; decode the reply. */
-static int rc_transact(struct rc_client *c, uint8_t cmd, int attr, uint32_t id,
-		       struct rc_request *req)
+/* Build @cmd with attribute @attr = @id unless @attr is 0. */
+static struct nl_msg *rc_request_msg(struct rc_client *c, uint8_t cmd, int flags,
+				     int attr, uint32_t id)
 {
-	struct nl_msg *msg;
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, flags,
+			 cmd, RECOUNT_FAMILY_VERSION) ||
+	    (attr && nla_put_u32(msg, attr, id) < 0) ||
+	    (cmd == RECOUNT_CMD_GET && attr != RECOUNT_A_CPU && attr != RECOUNT_A_SCOPE &&
+	     c->runtime_version &&
+	     nla_put_u32(msg, RECOUNT_A_RUNTIME_VERSION, c->runtime_version) < 0)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Send @msg (consumed) and receive until the answer is complete. */
+static int rc_transact(struct rc_client *c, struct nl_msg *msg, struct rc_request *req)
+{
 	struct nl_cb *cb;
 	int err;
 
 	c->error = 0;
 	c->extack[0] = '\0';
-	msg = nlmsg_alloc();
 	if (!msg)
 		return -ENOMEM;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0,
-			 cmd, RECOUNT_FAMILY_VERSION) ||
-	    (attr && nla_put_u32(msg, attr, id) < 0) ||
-	    (attr && attr != RECOUNT_A_CPU && c->runtime_version &&
-	     nla_put_u32(msg, RECOUNT_A_RUNTIME_VERSION, c->runtime_version) < 0)) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
 	err = nl_send_auto(c->sk, msg);
 	nlmsg_free(msg);
 	if (err < 0)
@@ -317,12 +395,15 @@ static int rc_transact(struct rc_client *c, uint8_t cmd, int attr, uint32_t id,
 	if (!cb)
 		return -ENOMEM;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
 	err = nl_recvmsgs(c->sk, cb);
 	nl_cb_put(cb);
 	if (c->error)
 		return c->error;
-	if (err < 0 || !req->decoded)
+	if (req->stopped)
+		return 0;
+	if (err < 0 || (!req->fn && !req->decoded))
 		return -EPROTO;
 	return 0;
 }
@@ -337,7 +418,33 @@ int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
 {
 	struct rc_request req = { .c = c, .decode = decode_record, .out = rec };
 
-	return rc_transact(c, RECOUNT_CMD_GET, sel, id, &req);
+	return rc_transact(c, rc_request_msg(c, RECOUNT_CMD_GET, 0, sel, id), &req);
+}
+
+int rc_dump(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
+	    rc_record_fn fn, void *arg, bool *interrupted)
+{
+	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
+	struct nl_msg *msg;
+	int err;
+
+	msg = rc_request_msg(c, RECOUNT_CMD_GET, NLM_F_DUMP, RECOUNT_A_SCOPE, scope);
+	if (msg && tgid && nla_put_u32(msg, RECOUNT_A_TGID, tgid) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (msg && scope != RECOUNT_SCOPE_CPUS && c->runtime_version &&
+	    nla_put_u32(msg, RECOUNT_A_RUNTIME_VERSION, c->runtime_version) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	err = rc_transact(c, msg, &req);
+	if (interrupted)
+		*interrupted = req.interrupted;
+	/* A dump stopped early leaves the rest of it on the socket. */
+	if (!err && req.stopped)
+		nl_recvmsgs_default(c->sk);
+	return err;
 }
 
 static struct nla_policy kind_cpus_policy[RECOUNT_A_KIND_CPUS_MAX + 1] = {
@@ -363,6 +470,9 @@ static int decode_info(struct nlattr *attrs, int len, void *out)
 		case RECOUNT_A_ENERGY_SOURCE:
 			info->energy_source = nla_get_u32(a);
 			break;
+		case RECOUNT_A_LISTENERS:
+			info->listeners = nla_get_u32(a);
+			break;
 		case RECOUNT_A_KIND_CPUS:
 			if (info->nr_kinds == RC_MAX_KINDS ||
 			    nla_parse_nested(tb, RECOUNT_A_KIND_CPUS_MAX, a, kind_cpus_policy) < 0)
@@ -385,5 +495,284 @@ int rc_get_info(struct rc_client *c, struct rc_info *info)
 {
 	struct rc_request req = { .c = c, .decode = decode_info, .out = info };
 
-	return rc_transact(c, RECOUNT_CMD_GET_INFO, 0, 0, &req);
+	return rc_transact(c, rc_request_msg(c, RECOUNT_CMD_GET_INFO, 0, 0, 0), &req);
+}
+
+static int set_rcvbuf(struct nl_sock *sk, int bytes)
+{
+	int fd = nl_socket_get_fd(sk);
+
+	/* Beyond net.core.rmem_max only with CAP_NET_ADMIN: try that first. */
+	if (!setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)))
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)))
+		return -errno;
+	return 0;
+}
+
+int rc_set_rcvbuf(struct rc_client *c, int bytes)
+{
+	return set_rcvbuf(c->sk, bytes);
+}
+
+int rc_get_rcvbuf(struct rc_client *c)
+{
+	socklen_t len = sizeof(int);
+	int bytes;
+
+	if (getsockopt(nl_socket_get_fd(c->sk), SOL_SOCKET, SO_RCVBUF, &bytes, &len))
+		return -errno;
+	return bytes;
+}
+
+int rc_listen(struct rc_client *c, const char *cpulist, bool reg)
+{
+	struct rc_request req = { .c = c };
+	struct nl_msg *msg;
+	int one = 1;
+
+	/*
+	 * The kernel counts what overflows and says so in the next record
+	 * (RECOUNT_A_MISSED): an ENOBUFS error from recv() would only repeat it.
+	 */
+	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+	msg = rc_request_msg(c, reg ? RECOUNT_CMD_REGISTER : RECOUNT_CMD_DEREGISTER, 0, 0, 0);
+	if (msg && nla_put_string(msg, RECOUNT_A_CPUMASK, cpulist) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	/* The answer is an ACK: ask for one. */
+	if (msg)
+		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	req.fn = NULL;
+	req.decoded = 1;
+	return rc_transact(c, msg, &req);
+}
+
+static int no_seq_check(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;
+}
+
+int rc_receive(struct rc_client *c, int timeout_ms, rc_record_fn fn, void *arg)
+{
+	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
+	struct pollfd pfd = { .fd = nl_socket_get_fd(c->sk), .events = POLLIN };
+	struct nl_cb *cb;
+	int err;
+
+	cb = nl_cb_clone(nl_socket_get_cb(c->sk));
+	if (!cb)
+		return -ENOMEM;
+	/* Exit records are events: no sequence number to check. */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+	for (;;) {
+		err = poll(&pfd, 1, timeout_ms);
+		if (err < 0) {
+			err = -errno;
+			break;
+		}
+		if (err == 0)
+			break;
+		err = nl_recvmsgs(c->sk, cb);
+		if (req.stopped) {
+			err = 1;
+			break;
+		}
+		if (err < 0) {
+			err = -EIO;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	return err;
+}
+
+int ts_open(struct ts_client *t)
+{
+	t->sk = nl_socket_alloc();
+	if (!t->sk)
+		return -ENOMEM;
+	if (genl_connect(t->sk) < 0) {
+		ts_close(t);
+		return -EIO;
+	}
+	nl_socket_disable_auto_ack(t->sk);
+	t->family = genl_ctrl_resolve(t->sk, TASKSTATS_GENL_NAME);
+	if (t->family < 0) {
+		ts_close(t);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void ts_close(struct ts_client *t)
+{
+	nl_socket_free(t->sk);
+	t->sk = NULL;
+}
+
+static struct nla_policy ts_aggr_policy[TASKSTATS_TYPE_MAX + 1] = {
+	[TASKSTATS_TYPE_PID] = { .type = NLA_U32 },
+	[TASKSTATS_TYPE_TGID] = { .type = NLA_U32 },
+	[TASKSTATS_TYPE_STATS] = { .type = NLA_UNSPEC },
+};
+
+/* One TASKSTATS_TYPE_AGGR_PID or _AGGR_TGID nest: an id and its stats. */
+static int ts_decode_aggr(struct nlattr *nest, struct ts_record *rec)
+{
+	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1];
+	int n;
+
+	memset(rec, 0, sizeof(*rec));
+	if (nla_parse_nested(tb, TASKSTATS_TYPE_MAX, nest, ts_aggr_policy) < 0 ||
+	    !tb[TASKSTATS_TYPE_STATS])
+		return -EPROTO;
+	rec->has_pid = !!tb[TASKSTATS_TYPE_PID];
+	if (tb[TASKSTATS_TYPE_PID])
+		rec->id = nla_get_u32(tb[TASKSTATS_TYPE_PID]);
+	else if (tb[TASKSTATS_TYPE_TGID])
+		rec->id = nla_get_u32(tb[TASKSTATS_TYPE_TGID]);
+	/* Older kernels send less, newer more: keep what both know. */
+	n = nla_len(tb[TASKSTATS_TYPE_STATS]);
+	if (n > (int)sizeof(rec->stats))
+		n = sizeof(rec->stats);
+	memcpy(&rec->stats, nla_data(tb[TASKSTATS_TYPE_STATS]), n);
+	rec->version = rec->stats.version;
+	return 0;
+}
+
+static bool ts_is_aggr(const struct nlattr *a)
+{
+	return nla_type(a) == TASKSTATS_TYPE_AGGR_PID || nla_type(a) == TASKSTATS_TYPE_AGGR_TGID;
+}
+
+int ts_decode(struct nlattr *attrs, int len, struct ts_record *rec)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (ts_is_aggr(a))
+			return ts_decode_aggr(a, rec);
+	}
+	return -ENOENT;
+}
+
+struct ts_request {
+	struct ts_record *rec;
+	void (*fn)(const struct ts_record *rec, void *arg);
+	void *arg;
+	int error, decoded;
+};
+
+static int ts_on_valid(struct nl_msg *msg, void *arg)
+{
+	struct ts_request *req = arg;
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct ts_record rec;
+	struct nlattr *a;
+	int rem;
+
+	if (!req->fn) {
+		if (!ts_decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->rec))
+			req->decoded++;
+		return NL_OK;
+	}
+	/* An exit: the thread's, and with the last thread its process's. */
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (ts_is_aggr(a) && !ts_decode_aggr(a, &rec)) {
+			req->decoded++;
+			req->fn(&rec, req->arg);
+		}
+	}
+	return NL_OK;
+}
+
+static int ts_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct ts_request *req = arg;
+
+	req->error = e->error;
+	return NL_STOP;
+}
+
+static int ts_transact(struct ts_client *t, int attr, const void *data, int len,
+		       struct ts_request *req)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb;
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, t->family, 0, 0,
+			 TASKSTATS_CMD_GET, TASKSTATS_VERSION) ||
+	    nla_put(msg, attr, len, data) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	/* Registering answers with an ACK only. */
+	if (attr == TASKSTATS_CMD_ATTR_REGISTER_CPUMASK)
+		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	err = nl_send_auto(t->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0)
+		return -EIO;
+	cb = nl_cb_clone(nl_socket_get_cb(t->sk));
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, ts_on_valid, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, ts_on_error, req);
+	err = nl_recvmsgs(t->sk, cb);
+	nl_cb_put(cb);
+	if (req->error)
+		return req->error;
+	return err < 0 ? -EPROTO : 0;
+}
+
+int ts_get(struct ts_client *t, uint32_t id, bool tgid, struct ts_record *rec)
+{
+	struct ts_request req = { .rec = rec };
+	int err;
+
+	err = ts_transact(t, tgid ? TASKSTATS_CMD_ATTR_TGID : TASKSTATS_CMD_ATTR_PID,
+			  &id, sizeof(id), &req);
+	if (!err && !req.decoded)
+		return -EPROTO;
+	return err;
+}
+
+int ts_listen(struct ts_client *t, const char *cpulist)
+{
+	struct ts_request req = {};
+	int one = 1;
+
+	setsockopt(nl_socket_get_fd(t->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+
+	return ts_transact(t, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpulist,
+			   strlen(cpulist) + 1, &req);
+}
+
+int ts_drain(struct ts_client *t, void (*fn)(const struct ts_record *rec, void *arg),
+	     void *arg)
+{
+	struct ts_request req = { .fn = fn, .arg = arg };
+	struct pollfd pfd = { .fd = nl_socket_get_fd(t->sk), .events = POLLIN };
+	struct nl_cb *cb;
+	int err = 0;
+
+	cb = nl_cb_clone(nl_socket_get_cb(t->sk));
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, ts_on_valid, &req);
+	while (poll(&pfd, 1, 0) > 0) {
+		err = nl_recvmsgs(t->sk, cb);
+		if (err < 0)
+			break;
+	}
+	nl_cb_put(cb);
+	return err < 0 ? -EIO : 0;
 }

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A client of the RECOUNT generic netlink family, on libnl-genl-3: open a
- * socket, send a request, decode the reply into a struct rc_record.
+ * socket, send requests, decode records into struct rc_record. Also the
+ * little of taskstats that getdelays shows next to recount's figures.
  */
 #ifndef _RECOUNT_CLIENT_H
 #define _RECOUNT_CLIENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/recount.h>
+#include <linux/taskstats.h>
 
 struct nl_sock;
 struct nlattr;
@@ -38,24 +41,37 @@ struct rc_runtime {
 	uint64_t cpu_ns, queue_ns, fault_ns, lock_ns;
 };
 
+/* What a record is of. */
+enum rc_type {
+	RC_THREAD,
+	RC_PROCESS,
+	RC_CPU,
+};
+
 struct rc_record {
+	enum rc_type type;
 	bool has_pid, has_tgid, has_cpu, has_flags, has_usage, has_exited;
 	uint32_t pid, tgid, cpu, flags;
 	uint32_t metrics;		/* RECOUNT_METRIC_* */
 	uint32_t energy_source;		/* enum recount_energy_source */
 	char comm[32];
+	struct rc_value start_time;	/* CLOCK_BOOTTIME, ns */
 	struct rc_usage usage, exited;
 	int nr_kinds;
 	struct rc_usage per_kind[RC_MAX_KINDS];
 	struct rc_runtime runtime, exited_runtime;
 	/* The struct recount_task_runtime asked for with runtime_version. */
 	int runtime_struct_len;
-	unsigned char runtime_struct[sizeof(struct recount_task_runtime)];
+	unsigned char runtime_struct[64];
+	/* Exit records (RECOUNT_CMD_EXIT) */
+	bool is_exit;
+	uint32_t exit_code;
+	uint64_t exit_time, missed;
 };
 
 /* What the kernel counts: RECOUNT_CMD_GET_INFO. */
 struct rc_info {
-	uint32_t flags, metrics, energy_source;
+	uint32_t flags, metrics, energy_source, listeners;
 	int nr_kinds;
 	struct {
 		uint32_t kind;
@@ -80,6 +96,9 @@ enum rc_selector {
 	RC_SEL_CPU = RECOUNT_A_CPU,
 };
 
+/* Called for each record of a dump or each exit record; nonzero stops. */
+typedef int (*rc_record_fn)(const struct rc_record *rec, void *arg);
+
 /*
  * Connect and resolve the family. Returns 0, or a negative errno:
  * -ENOENT when the kernel has no RECOUNT family.
@@ -98,11 +117,66 @@ int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
 /* Get what the kernel counts. Returns 0 or a negative errno. */
 int rc_get_info(struct rc_client *c, struct rc_info *info);
 
-/* Decode the attributes of a reply (a genetlink payload) into @rec. */
+/*
+ * Dump every thread (of @tgid, if not 0), process or CPU, calling @fn for
+ * each record. @interrupted tells whether tasks came and went meanwhile
+ * (NLM_F_DUMP_INTR). Returns 0 or a negative errno.
+ */
+int rc_dump(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
+	    rc_record_fn fn, void *arg, bool *interrupted);
+
+/* Set the socket's receive buffer to @bytes (forcing it if allowed). */
+int rc_set_rcvbuf(struct rc_client *c, int bytes);
+/* The receive buffer the kernel gave the socket, in bytes. */
+int rc_get_rcvbuf(struct rc_client *c);
+
+/* Register (or deregister) for the exit records of @cpulist. */
+int rc_listen(struct rc_client *c, const char *cpulist, bool reg);
+
+/*
+ * Wait up to @timeout_ms (-1: forever) for exit records, calling @fn for
+ * each. Returns 1 if @fn stopped, 0 on timeout, or a negative errno.
+ */
+int rc_receive(struct rc_client *c, int timeout_ms, rc_record_fn fn, void *arg);
+
+/*
+ * Decode the attributes of a record (a genetlink payload) into @rec.
+ * Attributes this client does not know (from a newer kernel) are ignored.
+ */
 int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec);
 
 /* Names of the kernel's enums, for printing. */
 const char *rc_kind_name(uint32_t kind);
 const char *rc_energy_source_name(uint32_t source);
+
+/*
+ * taskstats (Documentation/accounting/taskstats.rst): what getdelays -d, -i
+ * and -q show. Its requests need CAP_NET_ADMIN.
+ */
+struct ts_client {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* A task's struct taskstats; the fields a kernel did not send are 0. */
+struct ts_record {
+	bool has_pid;		/* a thread's, else a process's */
+	uint32_t id;
+	uint16_t version;	/* the kernel's TASKSTATS_VERSION */
+	struct taskstats stats;
+};
+
+/* Returns 0, -ENOENT without a TASKSTATS family, or another negative errno. */
+int ts_open(struct ts_client *t);
+void ts_close(struct ts_client *t);
+/* Get the taskstats of a thread (@tgid false) or process. */
+int ts_get(struct ts_client *t, uint32_t id, bool tgid, struct ts_record *rec);
+/* Register for the exit records of @cpulist. */
+int ts_listen(struct ts_client *t, const char *cpulist);
+/* Take the exit records that arrived, without waiting; @fn for each. */
+int ts_drain(struct ts_client *t, void (*fn)(const struct ts_record *rec, void *arg),
+	     void *arg);
+/* Decode a TASKSTATS_CMD_NEW reply's attributes into @rec. */
+int ts_decode(struct nlattr *attrs, int len, struct ts_record *rec);
 
 #endif /* _RECOUNT_CLIENT_H */

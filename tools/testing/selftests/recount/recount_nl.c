@@ -13,6 +13,10 @@
 
 #include "recount_nl.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -180,6 +184,46 @@ static void parse_kind_cpus(struct nlattr *nest, struct rnl_record *r)
 	}
 }
 
+#define NO_FLAG ((size_t)-1)
+#define SCALAR(attr, field, flag) \
+	{ attr, offsetof(struct rnl_record, field), sizeof(((struct rnl_record *)0)->field), flag }
+#define FLAG(field) offsetof(struct rnl_record, field)
+
+/* The u32 and u64 attributes of a record, where they go, what says they came. */
+static const struct {
+	int attr;
+	size_t offset, size, flag;
+} scalars[] = {
+	SCALAR(RECOUNT_A_PID, pid, FLAG(has_pid)),
+	SCALAR(RECOUNT_A_TGID, tgid, FLAG(has_tgid)),
+	SCALAR(RECOUNT_A_CPU, cpu, FLAG(has_cpu)),
+	SCALAR(RECOUNT_A_FLAGS, flags, NO_FLAG),
+	SCALAR(RECOUNT_A_METRICS, metrics, FLAG(has_metrics)),
+	SCALAR(RECOUNT_A_ENERGY_SOURCE, energy_source, NO_FLAG),
+	SCALAR(RECOUNT_A_EXIT_CODE, exit_code, FLAG(has_exit)),
+	SCALAR(RECOUNT_A_EXIT_TIME, exit_time, NO_FLAG),
+	SCALAR(RECOUNT_A_MISSED, missed, NO_FLAG),
+	SCALAR(RECOUNT_A_LISTENERS, listeners, NO_FLAG),
+	SCALAR(RECOUNT_A_START_TIME, start_time, FLAG(has_start_time)),
+};
+
+static bool parse_scalar(const struct nlattr *a, struct rnl_record *r)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(scalars); i++) {
+		if (scalars[i].attr != (a->nla_type & NLA_TYPE_MASK))
+			continue;
+		if (RNL_ATTR_LEN(a) != (int)scalars[i].size)
+			return true;
+		memcpy((char *)r + scalars[i].offset, RNL_ATTR_DATA(a), scalars[i].size);
+		if (scalars[i].flag != NO_FLAG)
+			*(bool *)((char *)r + scalars[i].flag) = true;
+		return true;
+	}
+	return false;
+}
+
 static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 {
 	int len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
@@ -189,29 +233,9 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 	r->cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
 	for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
 	     rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		if (parse_scalar(a, r))
+			continue;
 		switch (a->nla_type & NLA_TYPE_MASK) {
-		case RECOUNT_A_PID:
-			r->has_pid = true;
-			memcpy(&r->pid, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_TGID:
-			r->has_tgid = true;
-			memcpy(&r->tgid, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_CPU:
-			r->has_cpu = true;
-			memcpy(&r->cpu, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_FLAGS:
-			memcpy(&r->flags, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_METRICS:
-			r->has_metrics = true;
-			memcpy(&r->metrics, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_ENERGY_SOURCE:
-			memcpy(&r->energy_source, RNL_ATTR_DATA(a), 4);
-			break;
 		case RECOUNT_A_COMM:
 			rnl_attr_strcpy(r->comm, sizeof(r->comm), a);
 			break;
@@ -234,19 +258,6 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 			break;
 		case RECOUNT_A_EXITED_RUNTIME:
 			parse_runtime(a, &r->exited_runtime);
-			break;
-		case RECOUNT_A_EXIT_CODE:
-			r->has_exit = true;
-			memcpy(&r->exit_code, RNL_ATTR_DATA(a), 4);
-			break;
-		case RECOUNT_A_EXIT_TIME:
-			memcpy(&r->exit_time, RNL_ATTR_DATA(a), 8);
-			break;
-		case RECOUNT_A_MISSED:
-			memcpy(&r->missed, RNL_ATTR_DATA(a), 8);
-			break;
-		case RECOUNT_A_LISTENERS:
-			memcpy(&r->listeners, RNL_ATTR_DATA(a), 4);
 			break;
 		case RECOUNT_A_RUNTIME_STRUCT:
 			r->runtime_struct_len = RNL_ATTR_LEN(a);

@@ -62,6 +62,8 @@ struct rnl_record {
 	bool has_exit;
 	__u32 exit_code, listeners;
 	__u64 exit_time, missed;
+	bool has_start_time;
+	__u64 start_time;
 };
 
 /* A request being built. */

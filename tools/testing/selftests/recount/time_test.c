@@ -273,4 +273,46 @@ TEST_F(recount, process_includes_exited_threads)
 	EXPECT_GT(prev.exited.kernel, 0);
 }
 
+static unsigned long long boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void work_nothing(struct worker *w)
+{
+}
+
+/*
+ * A thread's record says when it was created, by CLOCK_BOOTTIME; a
+ * process's, when its first thread was, whichever thread reads it.
+ */
+TEST_F(recount, start_time)
+{
+	unsigned long long t0, t1;
+	struct rnl_reply r, main_thread;
+	struct worker w;
+
+	t0 = boottime_ns();
+	ASSERT_EQ(0, worker_start(&w, work_nothing, 0, -1));
+	t1 = boottime_ns();
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, w.tid, &r));
+	ASSERT_TRUE(r.rec.has_start_time);
+	EXPECT_GE(r.rec.start_time, t0);
+	EXPECT_LE(r.rec.start_time, t1);
+
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, getpid(), &main_thread));
+	ASSERT_TRUE(main_thread.rec.has_start_time);
+	EXPECT_LT(main_thread.rec.start_time, t0);
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_TGID, getpid(), &r));
+	ASSERT_TRUE(r.rec.has_start_time);
+	EXPECT_EQ(main_thread.rec.start_time, r.rec.start_time);
+	/* CPUs have none. */
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, 0, &r));
+	EXPECT_FALSE(r.rec.has_start_time);
+	worker_stop(&w);
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Make make bench's tables from the serial logs of its boots.
+
+Each log (out/bench/<arch>-<kernel>.log, kernel: recount, norecount, vtime)
+holds "BENCH {json}" lines from harness/bench/recount-bench.c. Writes
+out/bench/<arch>.md and <arch>.json and prints the markdown.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+
+
+def load(path):
+    series, counts = {}, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"BENCH (\{.*\})\s*$", line)
+            if not m:
+                continue
+            try:
+                d = json.loads(m.group(1))
+            except ValueError:
+                continue
+            if "values" in d:
+                series[(d["section"], d["name"], d["state"])] = (d["values"], d["unit"])
+            elif d.get("section") == "exits":
+                counts.append(d)
+            elif d.get("name") == "reply sizes":
+                counts.append(d)
+    return series, counts
+
+
+def quartiles(v):
+    s = sorted(v)
+    if len(s) < 2:
+        return s[0], s[0], s[0]
+    q = statistics.quantiles(s, n=4, method="inclusive")
+    return q[0], q[1], q[2]
+
+
+def stats(values):
+    q1, med, q3 = quartiles(values)
+    return med, (q3 - q1) / med * 100 if med else 0.0
+
+
+def fmt(v, unit):
+    if unit == "ns" and v >= 10000:
+        return "%.2f us" % (v / 1000)
+    if unit == "us" and v >= 10000:
+        return "%.1f ms" % (v / 1000)
+    return "%.0f %s" % (v, unit) if v >= 100 else "%.1f %s" % (v, unit)
+
+
+def row(rows, workload, metric, base, new, target=None, check=None):
+    """One comparison of two series; check(ratio, b, n) says if a target is met."""
+    if base is None or new is None:
+        return
+    (bv, unit), (nv, _) = base, new
+    bmed, bspread = stats(bv)
+    nmed, nspread = stats(nv)
+    ratio = nmed / bmed if bmed else float("nan")
+    met = None if check is None else bool(check(ratio, bmed, nmed))
+    rows.append({
+        "workload": workload, "metric": metric, "unit": unit,
+        "baseline": round(bmed, 1), "recount": round(nmed, 1),
+        "ratio": round(ratio, 4), "spread_pct": round(max(bspread, nspread), 1),
+        "runs": min(len(bv), len(nv)), "target": target, "met": met,
+    })
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--kernel", default="")
+    ap.add_argument("--qemu", default="")
+    ap.add_argument("logs", nargs="+")
+    a = ap.parse_args()
+
+    data, exits, sizes = {}, [], None
+    for path in a.logs:
+        k = os.path.basename(path)[len(a.arch) + 1:-len(".log")]
+        data[k], c = load(path)
+        if k == "recount":
+            exits = [e for e in c if e.get("section") == "exits"]
+            sizes = next((e for e in c if e.get("name") == "reply sizes"), None)
+    rc = data.get("recount", {})
+    nr = data.get("norecount", {})
+    vt = data.get("vtime", {})
+    rb = data.get("reboot", {})
+    rows, notes = [], []
+    names = []
+    for (sec, name, _st) in rc:
+        if sec == "cost" and name not in names:
+            names.append(name)
+
+    def get(d, name, state, sec="cost"):
+        return d.get((sec, name, state))
+
+    for name in names:
+        off, on, all_ = get(rc, name, "off"), get(rc, name, "on"), get(rc, name, "all")
+        ctxsw = name.startswith("pipe ping-pong")
+        within2 = (lambda r, b, n: r <= 1.02) if ctxsw else None
+        row(rows, name, "recount on (time) vs off, one boot", off, on,
+            "<= 1.02" if ctxsw else None, within2)
+        row(rows, name, "recount on (all metrics) vs off, one boot", off, all_)
+        # Kernels compare across boots: a second boot of the recount kernel
+        # says how far apart two boots of one kernel are.
+        noise = None
+        if get(rb, name, "off") and off:
+            noise = stats(get(rb, name, "off")[0])[0] / stats(off[0])[0]
+            row(rows, name, "boot-to-boot noise: recount off, two boots", off,
+                get(rb, name, "off"))
+        tol = max(0.01, abs(noise - 1)) if noise else 0.01
+        row(rows, name, "compiled in and off vs CONFIG_RECOUNT=n", get(nr, name, "kernel"), off,
+            "within noise (%.1f%%)" % (tol * 100), lambda r, b, n, t=tol: r <= 1 + t)
+        row(rows, name, "VIRT_CPU_ACCOUNTING_GEN, nohz_full vs CONFIG_RECOUNT=n",
+            get(nr, name, "kernel"), get(vt, name, "kernel"))
+
+    # The null syscall: recount's added cost against vtime's.
+    sysc = next((n for n in names if n.startswith("null syscall")), None)
+    if sysc and get(nr, sysc, "kernel") and get(vt, sysc, "kernel") and get(rc, sysc, "off"):
+        base = stats(get(nr, sysc, "kernel")[0])[0]
+        vt_added = stats(get(vt, sysc, "kernel")[0])[0] - base
+        off = stats(get(rc, sysc, "off")[0])[0]
+        for st, frac in (("on", 0.25), ("all", 0.5)):
+            added = stats(get(rc, sysc, st)[0])[0] - off
+            rows.append({
+                "workload": sysc,
+                "metric": "added cost: recount %s vs VIRT_CPU_ACCOUNTING_GEN" %
+                          ("on (time)" if st == "on" else "on (all metrics)"),
+                "unit": "ns", "baseline": round(vt_added, 1), "recount": round(added, 1),
+                "ratio": round(added / vt_added, 4) if vt_added > 0 else None,
+                "spread_pct": None, "runs": len(get(rc, sysc, st)[0]),
+                "target": "<= %.2f" % frac,
+                "met": vt_added > 0 and added / vt_added <= frac,
+            })
+
+    for sec, name, target, check in (
+            ("read", "read one thread", "< 1 (faster)", lambda r, b, n: r < 1),
+            ("readall", "read all threads", "<= 0.1 (10x faster)", lambda r, b, n: r <= 0.1)):
+        row(rows, name, "recount vs taskstats", get(rc, name, "taskstats", sec),
+            get(rc, name, "recount", sec), target, check)
+        row(rows, name, "recount vs /proc stat + schedstat", get(rc, name, "proc", sec),
+            get(rc, name, "recount", sec))
+
+    exit_rows = []
+    for e in exits:
+        r, t = e["recount"], e["taskstats"]
+        exit_rows.append({
+            "rate": e["rate"] or e["name"], "achieved_rate": e["achieved_rate"],
+            "exits": e["exits"],
+            "recount_received": r["received"], "recount_missed_reported": r["missed_reported"],
+            "recount_accounted": r["received"] + r["missed_reported"] == e["exits"],
+            "taskstats_received": None if t.get("unavailable") else t["received"],
+            "taskstats_lost": None if t.get("unavailable") else t["lost"],
+            "taskstats_loss_signals": t["enobufs"],
+        })
+
+    machine = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"model name\s*:\s*(.*)", f.read())
+            if m:
+                machine = m.group(1)
+    except OSError:
+        pass
+    meta = {
+        "arch": a.arch, "kernel": a.kernel, "qemu": a.qemu,
+        "accel": "TCG (no KVM): ratios matter, absolute times do not",
+        "host": "%s, %d CPUs" % (machine, os.cpu_count()),
+        "guest": "4 vCPUs, 2 GiB; workloads pinned to CPU 1 (nohz_full=1-3 on vtime)",
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "kernels": sorted(data),
+    }
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, a.arch + ".json"), "w") as f:
+        json.dump({"meta": meta, "rows": rows, "exits": exit_rows}, f, indent=1)
+
+    out = []
+    out.append("### %s\n" % a.arch)
+    out.append("%s; %s; %s, %s; host %s; %s.\n" % (meta["kernel"], meta["guest"], meta["qemu"],
+                                                   meta["accel"], meta["host"], meta["date"]))
+    out.append("| workload | metric | baseline | recount | ratio | spread | runs | target |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        unit = r["unit"]
+        tgt = ""
+        if r["target"]:
+            tgt = "%s: %s" % (r["target"], "met" if r["met"] else "**missed**")
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["metric"], fmt(r["baseline"], unit), fmt(r["recount"], unit),
+            "%.3f" % r["ratio"] if r["ratio"] is not None else "-",
+            "%.1f%%" % r["spread_pct"] if r["spread_pct"] is not None else "-",
+            r["runs"], tgt))
+    if exit_rows:
+        out.append("")
+        out.append("Exit records, one listener each, thread exits at a rate (per second):\n")
+        out.append("| rate | achieved | exits | recount received | recount missed (reported) "
+                   "| received + missed = exits | taskstats received | taskstats lost "
+                   "| taskstats ENOBUFS seen |")
+        out.append("|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+        for e in exit_rows:
+            out.append("| %s | %.0f | %d | %d | %d | %s | %s | %s | %d |" % (
+                e["rate"], e["achieved_rate"], e["exits"], e["recount_received"],
+                e["recount_missed_reported"], "yes" if e["recount_accounted"] else "**no**",
+                "-" if e["taskstats_received"] is None else e["taskstats_received"],
+                "-" if e["taskstats_lost"] is None else e["taskstats_lost"],
+                e["taskstats_loss_signals"]))
+    if sizes:
+        out.append("\nOne thread's reply: %d bytes from recount (every metric per level and "
+                   "per kind, runtime, start time), %d from taskstats (struct taskstats v%d)."
+                   % (sizes["recount_bytes"], sizes["taskstats_bytes"], 14))
+    ref = rc.get(("reference", "clock read (vDSO clock_gettime)", "kernel"))
+    if ref:
+        out.append("\nFor scale: a clock read (vDSO `clock_gettime`, the counter "
+                   "`local_clock()` reads too) costs %.0f ns in this guest." % stats(ref[0])[0])
+    missing = [k for k in ("recount", "norecount", "vtime", "reboot") if k not in data]
+    if missing:
+        out.append("\nNot measured in this run: %s kernel." % ", ".join(missing))
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(a.out, a.arch + ".md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    return 0 if rc else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

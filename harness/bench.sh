@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: what recount costs and how fast it reads, under QEMU.
+#
+# Three kernels from the same tree and the same configuration, but for:
+#   recount   CONFIG_RECOUNT=y: each workload alternates, run after run, between
+#             kernel.recount=0, =1 (time) and =1 with a power model (all
+#             metrics), in one boot; then reads and exit records against
+#             taskstats and /proc, in the same boot;
+#   norecount CONFIG_RECOUNT=n: the same workloads, for "compiled in but off";
+#   vtime     CONFIG_RECOUNT=n, CONFIG_VIRT_CPU_ACCOUNTING_GEN and nohz_full=1-3
+#             (the workloads run on CPU 1): the kernel's own precise accounting;
+#   reboot    the recount kernel again, its workloads only: how much the same
+#             kernel differs from one boot to the next, the noise of the
+#             comparisons across kernels.
+# harness/bench-report.py makes the tables: out/bench/$ARCH.{md,json}.
+# QUICK=1 runs fewer and shorter rounds (and, with BENCH_KERNELS=recount,
+# boots only the recount kernel).
+. "$(dirname "$0")/lib.sh"
+
+kernels=${BENCH_KERNELS:-recount norecount vtime reboot}
+quick=${QUICK:-}
+bdir=$OUT/bench
+mkdir -p "$bdir"
+# The same guest for every kernel: the recount build's initramfs.
+"$HARNESS/build.sh"
+img=$AOUT/$(basename "$KIMAGE")
+rm -f "$bdir/$ARCH"-*.log
+
+# Build a variant kernel: the recount kernel's fragment without recount,
+# plus $2 (a file), in its own object directory.
+build_variant() {
+	local name=$1 extra=$2 frag
+	BUILD=$AOUT/bench-$name/build
+	mkdir -p "$BUILD"
+	frag=$AOUT/bench-$name/kernel.fragment
+	grep -v -e '^CONFIG_RECOUNT' -e "${3:-^\$^}" "$AOUT/kernel.fragment" > "$frag"
+	[ -z "$extra" ] || cat "$extra" >> "$frag"
+	msg "building the $name kernel for $ARCH"
+	kmake allnoconfig KCONFIG_ALLCONFIG="$frag" > "$AOUT/bench-$name/build.log" 2>&1 ||
+		die "configuring the $name kernel failed: see ${AOUT#$TOP/}/bench-$name/build.log"
+	local missing
+	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | sort -u | while read -r line; do
+		grep -qx "$line" "$BUILD/.config" || echo "$line"
+	done)
+	[ -z "$missing" ] || die "the $name kernel lacks: $(echo $missing)"
+	kmake "$(basename "$KIMAGE")" >> "$AOUT/bench-$name/build.log" 2>&1 ||
+		die "building the $name kernel failed: see ${AOUT#$TOP/}/bench-$name/build.log"
+	cp "$BUILD/$KIMAGE" "$AOUT/bench-$name/"
+	BUILD=$AOUT/build
+}
+
+vtime_frag=$AOUT/vtime.config
+printf '%s\n' CONFIG_NO_HZ_FULL=y CONFIG_VIRT_CPU_ACCOUNTING_GEN=y CONFIG_CPU_ISOLATION=y \
+	> "$vtime_frag"
+
+status=0
+for k in $kernels; do
+	case $k in
+	recount)
+		kimg=$img
+		args=""
+		;;
+	reboot)
+		kimg=$img
+		args="RECOUNT_BENCH_SECTION=cost"
+		;;
+	norecount)
+		build_variant norecount ""
+		kimg=$AOUT/bench-norecount/$(basename "$KIMAGE")
+		args=""
+		;;
+	vtime)
+		build_variant vtime "$vtime_frag" '^CONFIG_NO_HZ_IDLE='
+		kimg=$AOUT/bench-vtime/$(basename "$KIMAGE")
+		args="nohz_full=1-3"
+		;;
+	*)
+		die "BENCH_KERNELS: unknown kernel '$k' (recount, norecount, vtime, reboot)"
+		;;
+	esac
+	log=$bdir/$ARCH-$k.log
+	KERNEL_IMAGE=$kimg SERIAL_LOG=$log QEMU_MEM=2G QUIET=1 \
+		BOOT_ARGS="$args ${quick:+RECOUNT_BENCH_QUICK=1}" \
+		"$HARNESS/boot.sh" bench "${BENCH_TIMEOUT:-900}" || {
+			echo "harness: the $k kernel's bench run failed: see ${log#$TOP/}" >&2
+			status=1
+		}
+done
+
+deb=$(dpkg-query -W -f '${Version}' linux-source-6.12)
+python3 "$HARNESS/bench-report.py" --arch "$ARCH" --out "$bdir" \
+	--kernel "Linux $(source_version) (Debian linux-source-6.12 $deb)" \
+	--qemu "$(qemu-system-"$([ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64)" --version | head -1)" \
+	"$bdir/$ARCH"-*.log
+exit $status

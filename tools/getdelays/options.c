@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * getdelays' command line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/recount.h>
+
+#include "options.h"
+#include "output.h"
+
+const char usage_text[] =
+"Usage: getdelays [options] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...]\n"
+"       getdelays [options] -D SCOPE [-t TGID] [-s COLUMN] [-n N]\n"
+"       getdelays [options] -m CPUMASK [-l] [-w FILE] [-r SIZE]\n"
+"       getdelays [--json] -I\n"
+"\n"
+"What recount accounted, per level (user, kernel) and per kind of CPU: time,\n"
+"and where the kernel counts them cycles, instructions and their ratio (CPI),\n"
+"energy with its source and the power it means; for threads and processes,\n"
+"what they waited for (a CPU, page faults, contended locks) and which share\n"
+"of their life that was.\n"
+"\n"
+"What to read:\n"
+"  -p, --pid PID      one thread\n"
+"  -t, --tgid TGID    one process: all its threads, live and exited\n"
+"  -C, --cpu CPU      one CPU, with its idle time\n"
+"  -c COMMAND [ARG...] run COMMAND, then print the totals of its process;\n"
+"                     exits with COMMAND's exit status\n"
+"  -D, --dump SCOPE   every thread, process or CPU (SCOPE: threads, processes,\n"
+"                     cpus) in a table; with -t, the threads of one process\n"
+"  -m, --cpumask CPUMASK\n"
+"                     listen for the exits on CPUs CPUMASK (such as 1-3,5) and\n"
+"                     print each thread's and process's final record as it\n"
+"                     comes, until a process has exited\n"
+"  -I, --info         what this kernel counts, and the CPUs of each kind\n"
+"\n"
+"How:\n"
+"  -s, --sort COLUMN  sort a dump by COLUMN (default: time; for CPUs, cpu):\n"
+"                     pid, tgid, comm, time, user, kernel, cpi, queue, faults,\n"
+"                     fault%, locks, lock%, energy, power, cycles,\n"
+"                     instructions; for CPUs cpu, kind, user, kernel, idle,\n"
+"                     busy%, cpi, energy, idle-energy, power. Figures sort\n"
+"                     largest first, ids and names in ascending order.\n"
+"  -n, --top N        print only the first N rows of a dump\n"
+"  -l, --loop         with -m, listen until interrupted\n"
+"  -w, --write FILE   also write every record received to FILE, as JSON\n"
+"                     lines (see --json)\n"
+"  -r, --rcvbuf SIZE  the socket's receive buffer (such as 4M): listeners\n"
+"                     that miss records need a larger one\n"
+"  -d, --delays       also taskstats' delay accounting: time waiting for a\n"
+"                     CPU, block I/O, swap-in, reclaim, thrashing, compaction,\n"
+"                     copy on write, IRQs (with -p, -t, -c, -m)\n"
+"  -i, --io           also taskstats' I/O accounting\n"
+"  -q, --switches     also taskstats' context switch counts and memory\n"
+"                     high-water marks\n"
+"  -R, --runtime-version N\n"
+"                     also ask for struct recount_task_runtime of version N\n"
+"                     (1: cpu and queue time; 2: and page fault and lock\n"
+"                     contention time) and print it\n"
+"  -j, --json         one JSON object per record and line: durations in\n"
+"                     integer ns, energy in integer nJ, counts as integers,\n"
+"                     what the kernel does not count as null\n"
+"  -v, --verbose      say more: which metrics the kernel does not count,\n"
+"                     whole records in listener mode\n"
+"  -h, --help         this text\n"
+"\n"
+"taskstats requests (-d, -i, -q) need CAP_NET_ADMIN; recount's need only\n"
+"the right to ptrace-read the task (any CPU may be read).\n"
+"\n"
+"Examples:\n"
+"  getdelays -c make -j4          what a build cost\n"
+"  getdelays -D threads -t 1234 -s cpi -n 10\n"
+"                                 the ten threads of process 1234 with the\n"
+"                                 highest CPI\n"
+"  getdelays -m 0-3 -l -w exits.json\n"
+"                                 every exit on CPUs 0-3, also kept as JSON\n"
+"\n"
+"  $ getdelays -D cpus\n"
+"   CPU KIND               USER      KERNEL        IDLE  BUSY%    CPI      ENERGY IDLE-ENERGY    POWER\n"
+"     0 performance  561.488 us    5.552 ms  826.839 ms    0.7   1.00    6.113 mJ   41.342 mJ  1.000 W\n"
+"     2 efficiency   599.799 ms    5.688 ms  226.864 ms   72.7   1.00  181.645 mJ    2.269 mJ  0.300 W\n"
+"\n"
+"A value the kernel does not count prints as '-' (null in JSON). The JSON\n"
+"keys and more examples: Documentation/accounting/recount.rst.\n"
+"\n"
+"Exit status: 0 success, 1 usage error (or a CPU list the kernel rejects),\n"
+"2 the kernel has no recount, 3 no such thread, process or CPU,\n"
+"4 permission denied, 5 other error. With -c, COMMAND's exit status.\n";
+
+/* A decimal number up to @max at the start of @s, without sign or blanks. */
+static int parse_decimal(const char *s, char **end, unsigned long long max,
+			 unsigned long long *n)
+{
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*n = strtoull(s, end, 10);
+	return errno || *n > max ? -1 : 0;
+}
+
+int parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (parse_decimal(s, &end, UINT32_MAX, &n) || *end)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* A CPU number at *s; advances *s. */
+static int cpu_number(const char **s, unsigned long *n)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**s))
+		return -1;
+	errno = 0;
+	*n = strtoul(*s, &end, 10);
+	if (errno || *n > INT_MAX)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+int parse_cpulist(const char *s, char *err, size_t errlen)
+{
+	const char *p = s;
+	unsigned long a, b;
+
+	if (!*s) {
+		say(err, errlen, "an empty CPU list");
+		return -1;
+	}
+	for (;;) {
+		if (cpu_number(&p, &a))
+			goto bad;
+		b = a;
+		if (*p == '-') {
+			p++;
+			if (cpu_number(&p, &b))
+				goto bad;
+			if (b < a) {
+				say(err, errlen, "'%s': a range %lu-%lu goes backwards", s, a, b);
+				return -1;
+			}
+		}
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			goto bad;
+		p++;
+	}
+bad:
+	say(err, errlen, "'%s' is not a CPU list such as 0-3,5 (at '%s')", s,
+	    *p ? p : "the end");
+	return -1;
+}
+
+int parse_size(const char *s, int *bytes)
+{
+	static const char units[] = "KMG";
+	const char *unit;
+	unsigned long long n;
+	char *end;
+
+	if (parse_decimal(s, &end, INT_MAX, &n))
+		return -1;
+	unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (unit) {
+		n <<= 10 * (unit - units + 1);
+		end++;
+	}
+	/* The kernel takes an int, and caps it. */
+	if (*end || !n || n > INT_MAX)
+		return -1;
+	*bytes = n;
+	return 0;
+}
+
+int parse_scope(const char *s)
+{
+	static const char *const names[] = {
+		[RECOUNT_SCOPE_THREADS] = "threads",
+		[RECOUNT_SCOPE_PROCESSES] = "processes",
+		[RECOUNT_SCOPE_CPUS] = "cpus",
+	};
+	size_t len = strlen(s);
+	int i;
+
+	for (i = 0; i <= RECOUNT_SCOPE_CPUS; i++)
+		if (len && !strncmp(s, names[i], len))
+			return i;
+	return -1;
+}
+
+int dump_table(int scope)
+{
+	return scope == RECOUNT_SCOPE_CPUS ? TABLE_CPUS :
+	       scope == RECOUNT_SCOPE_PROCESSES ? TABLE_PROCESSES : TABLE_THREADS;
+}
+
+static int set_mode(struct opts *o, enum mode to, char *err, size_t errlen)
+{
+	/* -t narrows -D to one process's threads. */
+	if (to == MODE_TGID && o->mode == MODE_DUMP)
+		return 0;
+	if (to == MODE_DUMP && o->mode == MODE_TGID) {
+		o->mode = MODE_DUMP;
+		return 0;
+	}
+	if (o->mode != MODE_NONE) {
+		say(err, errlen, "give only one of -p, -t, -C, -c, -D, -m, -I (or -D with -t)");
+		return -1;
+	}
+	o->mode = to;
+	return 0;
+}
+
+int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tgid", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "dump", required_argument, NULL, 'D' },
+		{ "cpumask", required_argument, NULL, 'm' },
+		{ "info", no_argument, NULL, 'I' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "loop", no_argument, NULL, 'l' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "rcvbuf", required_argument, NULL, 'r' },
+		{ "delays", no_argument, NULL, 'd' },
+		{ "io", no_argument, NULL, 'i' },
+		{ "switches", no_argument, NULL, 'q' },
+		{ "runtime-version", required_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint32_t n;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	err[0] = '\0';
+	/* Start over, as the unit tests parse many command lines. */
+	optind = 0;
+	opterr = 0;
+	/* '+': stop at the first non-option, the start of -c's command. */
+	while ((opt = getopt_long(argc, argv, "+p:t:C:cD:m:Is:n:lw:r:diqR:jvh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+		case 't':
+		case 'C':
+			if (set_mode(o, opt == 'p' ? MODE_PID : opt == 't' ? MODE_TGID : MODE_CPU,
+				     err, errlen))
+				return -1;
+			if (parse_u32(optarg, &o->id)) {
+				say(err, errlen, "-%c: '%s' is not a number", opt, optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			if (set_mode(o, MODE_COMMAND, err, errlen))
+				return -1;
+			o->command = argv + optind;
+			break;
+		case 'D':
+			if (set_mode(o, MODE_DUMP, err, errlen))
+				return -1;
+			o->scope = parse_scope(optarg);
+			if (o->scope < 0) {
+				say(err, errlen, "-D '%s': dump threads, processes or cpus",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 'm':
+			if (set_mode(o, MODE_LISTEN, err, errlen))
+				return -1;
+			if (parse_cpulist(optarg, err, errlen))
+				return -1;
+			o->cpumask = optarg;
+			break;
+		case 'I':
+			if (set_mode(o, MODE_INFO, err, errlen))
+				return -1;
+			break;
+		case 's':
+			o->sort = optarg;
+			break;
+		case 'n':
+			if (parse_u32(optarg, &n) || !n || n > INT_MAX) {
+				say(err, errlen, "-n: '%s' is not a number of rows", optarg);
+				return -1;
+			}
+			o->limit = n;
+			break;
+		case 'l':
+			o->loop = true;
+			break;
+		case 'w':
+			o->logfile = optarg;
+			break;
+		case 'r':
+			if (parse_size(optarg, &o->rcvbuf)) {
+				say(err, errlen, "-r: '%s' is not a size such as 65536, 256K or 4M",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->taskstats |= TS_DELAYS;
+			break;
+		case 'i':
+			o->taskstats |= TS_IO;
+			break;
+		case 'q':
+			o->taskstats |= TS_CSW_MEM;
+			break;
+		case 'R':
+			if (parse_u32(optarg, &o->runtime_version) || !o->runtime_version) {
+				say(err, errlen, "-R: '%s' is not a version", optarg);
+				return -1;
+			}
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			o->mode = MODE_HELP;
+			return 0;
+		default:
+			if (optopt && strchr("ptCDmsnwrR", optopt))
+				say(err, errlen, "-%c needs an argument", optopt);
+			else if (optopt)
+				say(err, errlen, "unknown option -%c", optopt);
+			else
+				say(err, errlen, "unknown option %s", argv[optind - 1]);
+			return -1;
+		}
+		if (o->command)
+			break;
+	}
+
+	if (o->mode == MODE_NONE) {
+		say(err, errlen, "say what to read: -p, -t, -C, -c, -D, -m or -I (--help)");
+		return -1;
+	}
+	if (o->mode == MODE_COMMAND && !*o->command) {
+		say(err, errlen, "-c needs a command");
+		return -1;
+	}
+	if (o->mode != MODE_COMMAND && optind < argc) {
+		say(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (o->mode == MODE_DUMP && o->id && o->scope != RECOUNT_SCOPE_THREADS) {
+		say(err, errlen, "-t narrows a dump of threads only");
+		return -1;
+	}
+	if ((o->sort || o->limit) && o->mode != MODE_DUMP) {
+		say(err, errlen, "-s and -n go with -D");
+		return -1;
+	}
+	if (o->sort && table_column(dump_table(o->scope), o->sort) < 0) {
+		char names[256];
+
+		say(err, errlen, "-s: no column '%s'; sort by %s", o->sort,
+		    table_column_names(dump_table(o->scope), names, sizeof(names)));
+		return -1;
+	}
+	if (o->loop && o->mode != MODE_LISTEN) {
+		say(err, errlen, "-l goes with -m");
+		return -1;
+	}
+	if (o->taskstats && o->mode != MODE_PID && o->mode != MODE_TGID &&
+	    o->mode != MODE_COMMAND && o->mode != MODE_LISTEN) {
+		say(err, errlen, "-d, -i and -q go with -p, -t, -c or -m (no CPUs or dumps)");
+		return -1;
+	}
+	if (o->runtime_version && (o->mode == MODE_CPU || o->mode == MODE_INFO ||
+				   (o->mode == MODE_DUMP && o->scope == RECOUNT_SCOPE_CPUS))) {
+		say(err, errlen, "-R goes with threads and processes: CPUs have no runtime info");
+		return -1;
+	}
+	if (o->runtime_version && o->mode == MODE_LISTEN) {
+		say(err, errlen, "-R does not go with -m: exit records have no runtime struct");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * getdelays' command line: what to do, parsed and checked, testable without
+ * a kernel.
+ */
+#ifndef _GETDELAYS_OPTIONS_H
+#define _GETDELAYS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mode {
+	MODE_NONE,
+	MODE_PID,	/* -p */
+	MODE_TGID,	/* -t */
+	MODE_CPU,	/* -C */
+	MODE_COMMAND,	/* -c */
+	MODE_DUMP,	/* -D */
+	MODE_LISTEN,	/* -m */
+	MODE_INFO,	/* -I */
+	MODE_HELP,	/* -h */
+};
+
+struct opts {
+	enum mode mode;
+	uint32_t id;			/* -p, -t, -C; with -D, -t's tgid */
+	char **command;			/* -c */
+	int scope;			/* -D: enum recount_scope */
+	const char *sort;		/* -s */
+	int limit;			/* -n, 0: all */
+	const char *cpumask;		/* -m */
+	bool loop;			/* -l */
+	const char *logfile;		/* -w */
+	int rcvbuf;			/* -r, bytes; 0: the default */
+	unsigned int taskstats;		/* -d, -i, -q: TS_* */
+	bool json;			/* --json */
+	int verbose;			/* -v */
+	uint32_t runtime_version;	/* -R */
+};
+
+/* Exit codes, documented in --help and in Documentation. */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_NO_RECOUNT = 2,
+	EXIT_NOT_FOUND = 3,
+	EXIT_DENIED = 4,
+	EXIT_ERROR = 5,
+};
+
+extern const char usage_text[];
+
+/*
+ * Parse the command line into @o. Returns 0, or -1 with a message for the
+ * user in @err.
+ */
+int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen);
+
+/* A decimal u32, nothing else. Returns 0 or -1. */
+int parse_u32(const char *s, uint32_t *v);
+/* A CPU list, as "0-3,8,10-11": the syntax only. Returns 0 or -1 with why. */
+int parse_cpulist(const char *s, char *err, size_t errlen);
+/* A size in bytes, with an optional K, M or G (powers of 1024). */
+int parse_size(const char *s, int *bytes);
+/* threads, processes, cpus (or their start). Returns the scope or -1. */
+int parse_scope(const char *s);
+/* The table of a dump of @scope: enum table_kind. */
+int dump_table(int scope);
+
+#endif /* _GETDELAYS_OPTIONS_H */

@@ -1,0 +1,1092 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * getdelays' output: derived figures, human tables and JSON.
+ *
+ * The JSON keys are an interface: Documentation/accounting/recount.rst lists
+ * them. Add keys, never rename or drop one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NSEC_PER_SEC ((uint64_t)1000000000)
+
+struct rc_value rc_sum(const struct rc_value *a, const struct rc_value *b)
+{
+	struct rc_value v = { .has = a->has && b->has, .v = a->v + b->v };
+
+	return v;
+}
+
+bool rc_cpi(const struct rc_value *cycles, const struct rc_value *instructions, double *cpi)
+{
+	if (!cycles->has || !instructions->has || !instructions->v)
+		return false;
+	*cpi = (double)cycles->v / instructions->v;
+	return true;
+}
+
+bool rc_power(const struct rc_usage *u, double *watts)
+{
+	struct rc_value t = rc_sum(&u->user_ns, &u->kernel_ns);
+
+	if (!u->energy_nj.has || !t.has || !t.v)
+		return false;
+	/* nJ / ns = W */
+	*watts = (double)u->energy_nj.v / t.v;
+	return true;
+}
+
+bool rc_share(const struct rc_record *r, uint64_t now, uint64_t ns, double *share)
+{
+	uint64_t end = r->is_exit ? r->exit_time : now;
+
+	if (!r->start_time.has || end <= r->start_time.v)
+		return false;
+	*share = (double)ns / (end - r->start_time.v);
+	return true;
+}
+
+const char *fmt_duration(char *buf, size_t size, const struct rc_value *v)
+{
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else if (v->v >= NSEC_PER_SEC)
+		snprintf(buf, size, "%.3f s", v->v / 1e9);
+	else if (v->v >= 1000000)
+		snprintf(buf, size, "%.3f ms", v->v / 1e6);
+	else if (v->v >= 1000)
+		snprintf(buf, size, "%.3f us", v->v / 1e3);
+	else
+		snprintf(buf, size, "%llu ns", (unsigned long long)v->v);
+	return buf;
+}
+
+const char *fmt_count(char *buf, size_t size, const struct rc_value *v)
+{
+	static const char units[] = "kMGTPE";
+	double x;
+	int i;
+
+	if (!v->has) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	if (v->v < 10000) {
+		snprintf(buf, size, "%llu", (unsigned long long)v->v);
+		return buf;
+	}
+	x = v->v / 1000.0;
+	for (i = 0; x >= 1000 && units[i + 1]; i++)
+		x /= 1000;
+	snprintf(buf, size, "%.1f%c", x, units[i]);
+	return buf;
+}
+
+const char *fmt_energy(char *buf, size_t size, const struct rc_value *v)
+{
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else if (v->v >= NSEC_PER_SEC)
+		snprintf(buf, size, "%.3f J", v->v / 1e9);
+	else if (v->v >= 1000000)
+		snprintf(buf, size, "%.3f mJ", v->v / 1e6);
+	else if (v->v >= 1000)
+		snprintf(buf, size, "%.3f uJ", v->v / 1e3);
+	else
+		snprintf(buf, size, "%llu nJ", (unsigned long long)v->v);
+	return buf;
+}
+
+/* Exact seconds, for the rows of one record: "0.950411200 s". */
+static const char *fmt_seconds(char *buf, size_t size, const struct rc_value *v)
+{
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%llu.%09llu s", (unsigned long long)(v->v / NSEC_PER_SEC),
+			 (unsigned long long)(v->v % NSEC_PER_SEC));
+	return buf;
+}
+
+static const char *fmt_raw(char *buf, size_t size, const struct rc_value *v)
+{
+	if (!v->has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v->v);
+	return buf;
+}
+
+static const char *fmt_ratio(char *buf, size_t size, bool has, double x, const char *fmt)
+{
+	if (!has)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, fmt, x);
+	return buf;
+}
+
+static const char *fmt_cpi(char *buf, size_t size, const struct rc_value *cycles,
+			   const struct rc_value *instructions)
+{
+	double cpi = 0;
+	bool has = rc_cpi(cycles, instructions, &cpi);
+
+	return fmt_ratio(buf, size, has, cpi, "%.3f");
+}
+
+static const char *fmt_share(char *buf, size_t size, const struct rc_record *r,
+			     const struct out_opts *o, uint64_t ns)
+{
+	double share = 0;
+	bool has = rc_share(r, o->now, ns, &share);
+
+	return fmt_ratio(buf, size, has, share * 100, "%.1f%%");
+}
+
+static const char *inexact_note(uint32_t inexact, uint32_t bit)
+{
+	return inexact & bit ? "  (inexact)" : "";
+}
+
+static const char *type_name(enum rc_type type)
+{
+	static const char *const names[] = {
+		[RC_THREAD] = "thread", [RC_PROCESS] = "process", [RC_CPU] = "cpu",
+	};
+
+	return names[type];
+}
+
+/* --- one record, as text --- */
+
+/* One usage as rows of metrics by column user, kernel, total. */
+static void text_usage(FILE *f, const struct rc_usage *u, uint32_t energy_source)
+{
+	struct rc_value cycles = rc_sum(&u->user_cycles, &u->kernel_cycles);
+	struct rc_value instructions = rc_sum(&u->user_instructions, &u->kernel_instructions);
+	struct rc_value total = rc_sum(&u->user_ns, &u->kernel_ns);
+	char a[32], b[32], c[32];
+	double watts = 0;
+
+	fprintf(f, "  %-13s %16s %16s %16s\n", "", "user", "kernel", "total");
+	fprintf(f, "  %-13s %16s %16s %16s\n", "time", fmt_seconds(a, sizeof(a), &u->user_ns),
+		fmt_seconds(b, sizeof(b), &u->kernel_ns), fmt_seconds(c, sizeof(c), &total));
+	if (u->user_cycles.has)
+		fprintf(f, "  %-13s %16s %16s %16s%s\n", "cycles",
+			fmt_raw(a, sizeof(a), &u->user_cycles),
+			fmt_raw(b, sizeof(b), &u->kernel_cycles),
+			fmt_raw(c, sizeof(c), &cycles),
+			inexact_note(u->inexact, RECOUNT_INEXACT_CYCLES));
+	if (u->user_instructions.has)
+		fprintf(f, "  %-13s %16s %16s %16s%s\n", "instructions",
+			fmt_raw(a, sizeof(a), &u->user_instructions),
+			fmt_raw(b, sizeof(b), &u->kernel_instructions),
+			fmt_raw(c, sizeof(c), &instructions),
+			inexact_note(u->inexact, RECOUNT_INEXACT_INSTRUCTIONS));
+	if (u->user_cycles.has && u->user_instructions.has)
+		fprintf(f, "  %-13s %16s %16s %16s\n", "CPI",
+			fmt_cpi(a, sizeof(a), &u->user_cycles, &u->user_instructions),
+			fmt_cpi(b, sizeof(b), &u->kernel_cycles, &u->kernel_instructions),
+			fmt_cpi(c, sizeof(c), &cycles, &instructions));
+	if (u->energy_nj.has) {
+		snprintf(a, sizeof(a), "%llu.%06llu J",
+			 (unsigned long long)(u->energy_nj.v / NSEC_PER_SEC),
+			 (unsigned long long)(u->energy_nj.v % NSEC_PER_SEC / 1000));
+		fprintf(f, "  %-13s %16s %16s %16s  (%s)%s\n", "energy", "", "", a,
+			rc_energy_source_name(energy_source),
+			inexact_note(u->inexact, RECOUNT_INEXACT_ENERGY));
+		if (rc_power(u, &watts))
+			fprintf(f, "  %-13s %16s %16s %14.3f W  (energy / time)\n", "power", "", "",
+				watts);
+	}
+	if (u->idle_ns.has)
+		fprintf(f, "  %-13s %16s %16s %16s\n", "idle", "", "",
+			fmt_seconds(a, sizeof(a), &u->idle_ns));
+	if (u->idle_energy_nj.has)
+		fprintf(f, "  %-13s %16s %16s %16s\n", "idle energy", "", "",
+			fmt_energy(a, sizeof(a), &u->idle_energy_nj));
+}
+
+/* The usage of each kind of CPU, a row each. */
+static void text_per_kind(FILE *f, const struct rc_record *r)
+{
+	char a[32], b[32], c[32], d[32];
+	int i;
+
+	fprintf(f, "  %-13s %16s %16s %16s %16s\n", "per CPU kind", "time", "cycles",
+		"instructions", "energy");
+	for (i = 0; i < r->nr_kinds; i++) {
+		const struct rc_usage *u = &r->per_kind[i];
+		struct rc_value time = rc_sum(&u->user_ns, &u->kernel_ns);
+		struct rc_value cycles = rc_sum(&u->user_cycles, &u->kernel_cycles);
+		struct rc_value instructions = rc_sum(&u->user_instructions,
+						      &u->kernel_instructions);
+
+		fprintf(f, "    %-11s %16s %16s %16s %16s\n", rc_kind_name(u->kind),
+			fmt_seconds(a, sizeof(a), &time), fmt_raw(b, sizeof(b), &cycles),
+			fmt_raw(c, sizeof(c), &instructions),
+			fmt_energy(d, sizeof(d), &u->energy_nj));
+	}
+}
+
+static void text_runtime(FILE *f, const char *label, const struct rc_record *r,
+			 const struct rc_runtime *rt, const struct out_opts *o, bool shares)
+{
+	struct rc_value queue = { true, rt->queue_ns }, fault = { true, rt->fault_ns };
+	struct rc_value lock = { true, rt->lock_ns };
+	char a[32], b[32], c[32];
+
+	fprintf(f, "  %-13s %16s %16s %16s\n", label, "queue", "page faults", "locks");
+	fprintf(f, "  %-13s %16s %16s %16s\n", "", fmt_seconds(a, sizeof(a), &queue),
+		fmt_seconds(b, sizeof(b), &fault), fmt_seconds(c, sizeof(c), &lock));
+	if (shares && r->start_time.has)
+		fprintf(f, "  %-13s %16s %16s %16s\n", "share of life",
+			fmt_share(a, sizeof(a), r, o, rt->queue_ns),
+			fmt_share(b, sizeof(b), r, o, rt->fault_ns),
+			fmt_share(c, sizeof(c), r, o, rt->lock_ns));
+}
+
+static const char *const runtime_fields[] = {
+	"cpu_time", "queue_time", "page_fault_time", "lock_contention_time",
+};
+
+/* The struct recount_task_runtime the kernel sent, field by field. */
+static void text_runtime_struct(FILE *f, const struct rc_record *r, uint32_t version)
+{
+	int i, n = r->runtime_struct_len / sizeof(uint64_t);
+
+	fprintf(f, "  struct recount_task_runtime, version %u, %d bytes:\n", version,
+		r->runtime_struct_len);
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(runtime_fields); i++) {
+		uint64_t v;
+
+		memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
+		fprintf(f, "    %-22s %llu ns\n", runtime_fields[i], (unsigned long long)v);
+	}
+}
+
+static void text_unsupported(FILE *f, uint32_t metrics)
+{
+	if (!(metrics & RECOUNT_METRIC_CYCLES))
+		fprintf(f, "  (cycles and instructions: not counted, no PMU counters)\n");
+	if (!(metrics & RECOUNT_METRIC_ENERGY))
+		fprintf(f, "  (energy: not counted, no energy source)\n");
+}
+
+static void text_title(FILE *f, const struct rc_record *r)
+{
+	if (r->is_exit)
+		fprintf(f, "exit of ");
+	switch (r->type) {
+	case RC_THREAD:
+		fprintf(f, "thread %u (%s) of process %u", r->pid, r->comm, r->tgid);
+		break;
+	case RC_PROCESS:
+		fprintf(f, "process %u (%s), all threads", r->tgid, r->comm);
+		break;
+	case RC_CPU:
+		fprintf(f, "cpu %u (%s)", r->cpu,
+			r->usage.has_kind ? rc_kind_name(r->usage.kind) : "unknown kind");
+		break;
+	}
+	if (r->is_exit)
+		fprintf(f, ": exit code %#x", r->exit_code);
+	fputc('\n', f);
+}
+
+void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *ts,
+		     const struct out_opts *o)
+{
+	text_title(f, r);
+	if (r->has_usage)
+		text_usage(f, &r->usage, r->energy_source);
+	if (r->has_exited) {
+		fprintf(f, " of which exited threads:\n");
+		text_usage(f, &r->exited, r->energy_source);
+	}
+	if (r->nr_kinds)
+		text_per_kind(f, r);
+	if (r->runtime.has)
+		text_runtime(f, "waited for", r, &r->runtime, o, true);
+	if (r->exited_runtime.has)
+		text_runtime(f, " exited", r, &r->exited_runtime, o, false);
+	if (r->runtime_struct_len)
+		text_runtime_struct(f, r, o->runtime_version);
+	if (ts && ts->what)
+		out_text_taskstats(f, ts);
+	if (o->verbose)
+		text_unsupported(f, r->metrics);
+	if (r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED))
+		fprintf(f, "  (recount is off, sysctl kernel.recount=0: values are frozen)\n");
+}
+
+/* --- taskstats --- */
+
+struct ts_delay {
+	const char *name, *what;
+	size_t count, total;
+};
+
+#define TS_DELAY(n, w, c, t) { n, w, offsetof(struct taskstats, c), offsetof(struct taskstats, t) }
+
+static const struct ts_delay ts_delays[] = {
+	TS_DELAY("cpu", "waiting for a CPU", cpu_count, cpu_delay_total),
+	TS_DELAY("blkio", "block I/O", blkio_count, blkio_delay_total),
+	TS_DELAY("swapin", "swapping in", swapin_count, swapin_delay_total),
+	TS_DELAY("freepages", "reclaiming memory", freepages_count, freepages_delay_total),
+	TS_DELAY("thrashing", "thrashing", thrashing_count, thrashing_delay_total),
+	TS_DELAY("compact", "compacting memory", compact_count, compact_delay_total),
+	TS_DELAY("wpcopy", "copying on write", wpcopy_count, wpcopy_delay_total),
+	TS_DELAY("irq", "in IRQ/softirq", irq_count, irq_delay_total),
+};
+
+static uint64_t ts_field(const struct taskstats *s, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)s + off, sizeof(v));
+	return v;
+}
+
+void out_text_taskstats(FILE *f, const struct ts_shown *ts)
+{
+	const struct taskstats *s;
+	size_t i;
+
+	if (!ts->rec) {
+		fprintf(f, "  taskstats: %s\n", ts->why);
+		return;
+	}
+	s = &ts->rec->stats;
+	if (ts->what & TS_DELAYS) {
+		fprintf(f, "  %-13s %16s %16s %16s%s\n", "delays", "count", "total", "average",
+			ts->delayacct_off ? "  (delay accounting is off: kernel.task_delayacct=0)"
+					  : "");
+		for (i = 0; i < ARRAY_SIZE(ts_delays); i++) {
+			uint64_t n = ts_field(s, ts_delays[i].count);
+			struct rc_value total = { true, ts_field(s, ts_delays[i].total) };
+			struct rc_value avg = { n > 0, n ? total.v / n : 0 };
+			char a[32], b[32];
+
+			fmt_duration(a, sizeof(a), &total);
+			fmt_duration(b, sizeof(b), &avg);
+			fprintf(f, "    %-11s %16llu %16s %16s  %s\n", ts_delays[i].name,
+				(unsigned long long)n, a, b, ts_delays[i].what);
+		}
+	}
+	if (ts->what & TS_IO) {
+		fprintf(f, "  %-13s %16s %16s\n", "I/O", "read", "written");
+		fprintf(f, "    %-11s %16llu %16llu\n", "bytes", (unsigned long long)s->read_char,
+			(unsigned long long)s->write_char);
+		fprintf(f, "    %-11s %16llu %16llu\n", "syscalls",
+			(unsigned long long)s->read_syscalls,
+			(unsigned long long)s->write_syscalls);
+		fprintf(f, "    %-11s %16llu %16llu  (cancelled %llu)\n", "storage",
+			(unsigned long long)s->read_bytes, (unsigned long long)s->write_bytes,
+			(unsigned long long)s->cancelled_write_bytes);
+	}
+	if (ts->what & TS_CSW_MEM) {
+		fprintf(f, "  %-13s %16s %16s\n", "switches", "voluntary", "involuntary");
+		fprintf(f, "  %-13s %16llu %16llu\n", "", (unsigned long long)s->nvcsw,
+			(unsigned long long)s->nivcsw);
+		fprintf(f, "  %-13s %16s %16s %16s %16s\n", "memory", "peak RSS", "peak VM",
+			"RSS MB-us", "VM MB-us");
+		fprintf(f, "  %-13s %13llu KiB %13llu KiB %16llu %16llu\n", "",
+			(unsigned long long)s->hiwater_rss, (unsigned long long)s->hiwater_vm,
+			(unsigned long long)s->coremem, (unsigned long long)s->virtmem);
+	}
+}
+
+/* --- JSON --- */
+
+/* A JSON writer: commas and nesting. */
+struct json {
+	FILE *f;
+	int depth;
+	bool more[16];
+};
+
+static void json_key(struct json *j, const char *key)
+{
+	if (j->more[j->depth])
+		fputc(',', j->f);
+	j->more[j->depth] = true;
+	if (key)
+		fprintf(j->f, "\"%s\":", key);
+}
+
+static void json_open(struct json *j, const char *key, char c)
+{
+	json_key(j, key);
+	fputc(c, j->f);
+	j->more[++j->depth] = false;
+}
+
+static void json_close(struct json *j, char c)
+{
+	fputc(c, j->f);
+	j->depth--;
+}
+
+static void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+static void json_null(struct json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->f);
+}
+
+static void json_value(struct json *j, const char *key, const struct rc_value *v)
+{
+	if (v->has)
+		json_u64(j, key, v->v);
+	else
+		json_null(j, key);
+}
+
+static void json_double(struct json *j, const char *key, bool has, double v)
+{
+	if (!has) {
+		json_null(j, key);
+		return;
+	}
+	json_key(j, key);
+	fprintf(j->f, "%.6g", v);
+}
+
+static void json_bool(struct json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+static void json_str(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	fputc('"', j->f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(j->f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(j->f, "\\u%04x", c);
+		else
+			fputc(c, j->f);
+	}
+	fputc('"', j->f);
+}
+
+static void json_cpi(struct json *j, const char *key, const struct rc_value *cycles,
+		     const struct rc_value *instructions)
+{
+	double cpi = 0;
+	bool has = rc_cpi(cycles, instructions, &cpi);
+
+	json_double(j, key, has, cpi);
+}
+
+static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
+{
+	struct rc_value cycles = rc_sum(&u->user_cycles, &u->kernel_cycles);
+	struct rc_value instructions = rc_sum(&u->user_instructions, &u->kernel_instructions);
+	struct rc_value total = rc_sum(&u->user_ns, &u->kernel_ns);
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} inexact[] = {
+		{ RECOUNT_INEXACT_CYCLES, "cycles" },
+		{ RECOUNT_INEXACT_INSTRUCTIONS, "instructions" },
+		{ RECOUNT_INEXACT_ENERGY, "energy" },
+	};
+	double watts = 0;
+	bool has_power = rc_power(u, &watts);
+	size_t i;
+
+	json_value(j, "user_time_ns", &u->user_ns);
+	json_value(j, "kernel_time_ns", &u->kernel_ns);
+	json_value(j, "time_ns", &total);
+	json_value(j, "user_cycles", &u->user_cycles);
+	json_value(j, "kernel_cycles", &u->kernel_cycles);
+	json_value(j, "cycles", &cycles);
+	json_value(j, "user_instructions", &u->user_instructions);
+	json_value(j, "kernel_instructions", &u->kernel_instructions);
+	json_value(j, "instructions", &instructions);
+	json_cpi(j, "user_cpi", &u->user_cycles, &u->user_instructions);
+	json_cpi(j, "kernel_cpi", &u->kernel_cycles, &u->kernel_instructions);
+	json_cpi(j, "cpi", &cycles, &instructions);
+	json_value(j, "energy_nj", &u->energy_nj);
+	json_double(j, "power_w", has_power, watts);
+	if (cpu) {
+		json_value(j, "idle_time_ns", &u->idle_ns);
+		json_value(j, "idle_energy_nj", &u->idle_energy_nj);
+	}
+	json_open(j, "inexact", '[');
+	for (i = 0; i < ARRAY_SIZE(inexact); i++)
+		if (u->inexact & inexact[i].bit)
+			json_str(j, NULL, inexact[i].name);
+	json_close(j, ']');
+}
+
+static void json_runtime(struct json *j, const char *key, const struct rc_runtime *rt)
+{
+	json_open(j, key, '{');
+	json_u64(j, "cpu_time_ns", rt->cpu_ns);
+	json_u64(j, "queue_time_ns", rt->queue_ns);
+	json_u64(j, "page_fault_time_ns", rt->fault_ns);
+	json_u64(j, "lock_contention_time_ns", rt->lock_ns);
+	json_close(j, '}');
+}
+
+static void json_shares(struct json *j, const struct rc_record *r, const struct out_opts *o)
+{
+	static const char *const keys[] = { "cpu", "queue", "page_fault", "lock_contention" };
+	const uint64_t ns[] = { r->runtime.cpu_ns, r->runtime.queue_ns, r->runtime.fault_ns,
+				r->runtime.lock_ns };
+	double share;
+	size_t i;
+
+	if (!r->runtime.has || !rc_share(r, o->now, 0, &share)) {
+		json_null(j, "shares");
+		return;
+	}
+	json_open(j, "shares", '{');
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		rc_share(r, o->now, ns[i], &share);
+		json_double(j, keys[i], true, share);
+	}
+	json_close(j, '}');
+}
+
+static void json_taskstats(struct json *j, const struct ts_shown *ts)
+{
+	const struct taskstats *s;
+	size_t i;
+
+	json_open(j, "taskstats", '{');
+	if (!ts->rec) {
+		json_str(j, "error", ts->why);
+		json_close(j, '}');
+		return;
+	}
+	s = &ts->rec->stats;
+	json_u64(j, "version", ts->rec->version);
+	if (ts->what & TS_DELAYS) {
+		json_bool(j, "delay_accounting", !ts->delayacct_off);
+		json_open(j, "delays", '{');
+		for (i = 0; i < ARRAY_SIZE(ts_delays); i++) {
+			json_open(j, ts_delays[i].name, '{');
+			json_u64(j, "count", ts_field(s, ts_delays[i].count));
+			json_u64(j, "total_ns", ts_field(s, ts_delays[i].total));
+			json_close(j, '}');
+		}
+		json_close(j, '}');
+	}
+	if (ts->what & TS_IO) {
+		json_open(j, "io", '{');
+		json_u64(j, "read_char", s->read_char);
+		json_u64(j, "write_char", s->write_char);
+		json_u64(j, "read_syscalls", s->read_syscalls);
+		json_u64(j, "write_syscalls", s->write_syscalls);
+		json_u64(j, "read_bytes", s->read_bytes);
+		json_u64(j, "write_bytes", s->write_bytes);
+		json_u64(j, "cancelled_write_bytes", s->cancelled_write_bytes);
+		json_close(j, '}');
+	}
+	if (ts->what & TS_CSW_MEM) {
+		json_open(j, "context_switches", '{');
+		json_u64(j, "voluntary", s->nvcsw);
+		json_u64(j, "involuntary", s->nivcsw);
+		json_close(j, '}');
+		json_open(j, "memory", '{');
+		json_u64(j, "hiwater_rss_kib", s->hiwater_rss);
+		json_u64(j, "hiwater_vm_kib", s->hiwater_vm);
+		json_u64(j, "coremem_mb_us", s->coremem);
+		json_u64(j, "virtmem_mb_us", s->virtmem);
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+}
+
+void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *ts,
+		     const struct out_opts *o)
+{
+	struct json j = { .f = f };
+	int i, n;
+
+	json_open(&j, NULL, '{');
+	json_str(&j, "type", type_name(r->type));
+	if (r->type == RC_CPU) {
+		json_u64(&j, "cpu", r->cpu);
+		json_str(&j, "kind", r->usage.has_kind ? rc_kind_name(r->usage.kind) : "unknown");
+	} else {
+		if (r->type == RC_THREAD)
+			json_u64(&j, "pid", r->pid);
+		json_u64(&j, "tgid", r->tgid);
+		json_str(&j, "comm", r->comm);
+		json_value(&j, "start_time_ns", &r->start_time);
+	}
+	json_bool(&j, "disabled", r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED));
+	if (r->is_exit) {
+		json_open(&j, "exit", '{');
+		json_u64(&j, "code", r->exit_code);
+		json_u64(&j, "time_ns", r->exit_time);
+		json_u64(&j, "missed", r->missed);
+		json_close(&j, '}');
+	}
+	json_str(&j, "energy_source", rc_energy_source_name(r->energy_source));
+	json_usage(&j, &r->usage, r->type == RC_CPU);
+	if (r->type != RC_CPU) {
+		json_open(&j, "per_kind", '[');
+		for (i = 0; i < r->nr_kinds; i++) {
+			const struct rc_usage *u = &r->per_kind[i];
+
+			json_open(&j, NULL, '{');
+			json_str(&j, "kind", rc_kind_name(u->kind));
+			json_usage(&j, u, false);
+			json_close(&j, '}');
+		}
+		json_close(&j, ']');
+		json_runtime(&j, "runtime", &r->runtime);
+		json_shares(&j, r, o);
+	}
+	if (r->type == RC_PROCESS) {
+		json_open(&j, "exited", '{');
+		json_usage(&j, &r->exited, false);
+		json_close(&j, '}');
+		json_runtime(&j, "exited_runtime", &r->exited_runtime);
+	}
+	if (r->runtime_struct_len) {
+		json_open(&j, "runtime_struct", '{');
+		json_u64(&j, "version", o->runtime_version);
+		json_u64(&j, "bytes", r->runtime_struct_len);
+		n = r->runtime_struct_len / sizeof(uint64_t);
+		for (i = 0; i < n && i < (int)ARRAY_SIZE(runtime_fields); i++) {
+			char key[40];
+			uint64_t v;
+
+			memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
+			snprintf(key, sizeof(key), "%s_ns", runtime_fields[i]);
+			json_u64(&j, key, v);
+		}
+		json_close(&j, '}');
+	}
+	if (ts && ts->what)
+		json_taskstats(&j, ts);
+	json_close(&j, '}');
+	fputc('\n', f);
+}
+
+void out_info(FILE *f, const struct rc_info *info, const struct out_opts *o)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} metrics[] = {
+		{ RECOUNT_METRIC_TIME, "time" },
+		{ RECOUNT_METRIC_CYCLES, "cycles" },
+		{ RECOUNT_METRIC_INSTRUCTIONS, "instructions" },
+		{ RECOUNT_METRIC_ENERGY, "energy" },
+	};
+	struct json j = { .f = f };
+	const char *sep = "";
+	size_t i;
+	int k;
+
+	if (!o->json) {
+		fprintf(f, "recount is %s\n", info->flags & RECOUNT_FLAGS_DISABLED ? "off" : "on");
+		fprintf(f, "  metrics:");
+		for (i = 0; i < ARRAY_SIZE(metrics); i++, sep = ",")
+			if (info->metrics & metrics[i].bit)
+				fprintf(f, "%s %s", sep, metrics[i].name);
+		fprintf(f, "\n  energy source: %s\n", rc_energy_source_name(info->energy_source));
+		for (k = 0; k < info->nr_kinds; k++)
+			fprintf(f, "  %s CPUs: %s\n", rc_kind_name(info->kind_cpus[k].kind),
+				info->kind_cpus[k].cpus[0] ? info->kind_cpus[k].cpus : "none");
+		fprintf(f, "  listeners: %u\n", info->listeners);
+		return;
+	}
+	json_open(&j, NULL, '{');
+	json_str(&j, "type", "info");
+	json_bool(&j, "disabled", info->flags & RECOUNT_FLAGS_DISABLED);
+	json_open(&j, "metrics", '[');
+	for (i = 0; i < ARRAY_SIZE(metrics); i++)
+		if (info->metrics & metrics[i].bit)
+			json_str(&j, NULL, metrics[i].name);
+	json_close(&j, ']');
+	json_str(&j, "energy_source", rc_energy_source_name(info->energy_source));
+	json_open(&j, "kinds", '{');
+	for (k = 0; k < info->nr_kinds; k++)
+		json_str(&j, rc_kind_name(info->kind_cpus[k].kind), info->kind_cpus[k].cpus);
+	json_close(&j, '}');
+	json_u64(&j, "listeners", info->listeners);
+	json_close(&j, '}');
+	fputc('\n', f);
+}
+
+/* --- tables --- */
+
+enum col_type { COL_ID, COL_TEXT, COL_NS, COL_COUNT, COL_RATIO, COL_ENERGY, COL_WATTS };
+
+struct column {
+	const char *name;	/* for -s */
+	const char *header;
+	int width;
+	enum col_type type;
+	/* The value: an integer in *u, or a ratio in *d; false if absent. */
+	bool (*get)(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d);
+	const char *(*text)(const struct rc_record *r);
+	unsigned int tables;	/* the tables it is in: BIT(enum table_kind) */
+};
+
+static bool get_pid(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->pid;
+	return r->has_pid;
+}
+
+static bool get_tgid(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->tgid;
+	return r->has_tgid;
+}
+
+static bool get_cpu(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->cpu;
+	return r->has_cpu;
+}
+
+static bool get_code(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->exit_code;
+	return r->is_exit;
+}
+
+static bool get_value(const struct rc_value *v, uint64_t *u)
+{
+	*u = v->v;
+	return v->has;
+}
+
+static bool get_time(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	struct rc_value t = rc_sum(&r->usage.user_ns, &r->usage.kernel_ns);
+
+	return get_value(&t, u);
+}
+
+static bool get_user(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	return get_value(&r->usage.user_ns, u);
+}
+
+static bool get_kernel(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		       double *d)
+{
+	return get_value(&r->usage.kernel_ns, u);
+}
+
+static bool get_idle(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	return get_value(&r->usage.idle_ns, u);
+}
+
+static bool get_busy(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	struct rc_value t = rc_sum(&r->usage.user_ns, &r->usage.kernel_ns);
+	struct rc_value all = rc_sum(&t, &r->usage.idle_ns);
+
+	if (!all.has || !all.v)
+		return false;
+	*d = (double)t.v / all.v;
+	return true;
+}
+
+static bool get_cycles(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		       double *d)
+{
+	struct rc_value v = rc_sum(&r->usage.user_cycles, &r->usage.kernel_cycles);
+
+	return get_value(&v, u);
+}
+
+static bool get_instructions(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			     double *d)
+{
+	struct rc_value v = rc_sum(&r->usage.user_instructions, &r->usage.kernel_instructions);
+
+	return get_value(&v, u);
+}
+
+static bool get_cpi(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	struct rc_value c = rc_sum(&r->usage.user_cycles, &r->usage.kernel_cycles);
+	struct rc_value i = rc_sum(&r->usage.user_instructions, &r->usage.kernel_instructions);
+
+	return rc_cpi(&c, &i, d);
+}
+
+static bool get_queue(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->runtime.queue_ns;
+	return r->runtime.has;
+}
+
+static bool get_faults(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		       double *d)
+{
+	*u = r->runtime.fault_ns;
+	return r->runtime.has;
+}
+
+static bool get_locks(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	*u = r->runtime.lock_ns;
+	return r->runtime.has;
+}
+
+static bool get_fault_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return r->runtime.has && rc_share(r, o->now, r->runtime.fault_ns, d);
+}
+
+static bool get_lock_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			   double *d)
+{
+	return r->runtime.has && rc_share(r, o->now, r->runtime.lock_ns, d);
+}
+
+static bool get_energy(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		       double *d)
+{
+	return get_value(&r->usage.energy_nj, u);
+}
+
+static bool get_idle_energy(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return get_value(&r->usage.idle_energy_nj, u);
+}
+
+static bool get_power(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
+{
+	return rc_power(&r->usage, d);
+}
+
+static const char *text_comm(const struct rc_record *r)
+{
+	return r->comm;
+}
+
+static const char *text_kind(const struct rc_record *r)
+{
+	return r->usage.has_kind ? rc_kind_name(r->usage.kind) : "-";
+}
+
+static const char *text_type(const struct rc_record *r)
+{
+	return type_name(r->type);
+}
+
+#define BIT(n)		(1u << (n))
+#define T_THREADS	BIT(TABLE_THREADS)
+#define T_PROCESSES	BIT(TABLE_PROCESSES)
+#define T_EXITS		BIT(TABLE_EXITS)
+#define T_TASKS		(T_THREADS | T_PROCESSES | T_EXITS)
+#define T_CPUS		BIT(TABLE_CPUS)
+#define COL(n, h, w, t, g, in) { n, h, w, t, g, NULL, in }
+#define TEXT(n, h, w, f, in) { n, h, w, COL_TEXT, NULL, f, in }
+
+/*
+ * The columns of the task tables, in order; each is in the tables of its
+ * mask. Those without a header sort but are not shown.
+ */
+static const struct column task_columns[] = {
+	TEXT("type", "EXIT", -7, text_type, T_EXITS),
+	COL("pid", "PID", 7, COL_ID, get_pid, T_THREADS | T_EXITS),
+	COL("tgid", "TGID", 7, COL_ID, get_tgid, T_TASKS),
+	TEXT("comm", "COMM", -16, text_comm, T_TASKS),
+	COL("code", "CODE", 6, COL_ID, get_code, T_EXITS),
+	COL("time", "TIME", 11, COL_NS, get_time, T_TASKS),
+	COL("user", "USER", 11, COL_NS, get_user, T_TASKS),
+	COL("kernel", "KERNEL", 11, COL_NS, get_kernel, T_TASKS),
+	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_TASKS),
+	COL("queue", "QUEUE", 11, COL_NS, get_queue, T_TASKS),
+	COL("faults", "FAULTS", 11, COL_NS, get_faults, T_TASKS),
+	COL("fault%", "FAULT%", 6, COL_RATIO, get_fault_share, T_TASKS),
+	COL("locks", "LOCKS", 11, COL_NS, get_locks, T_TASKS),
+	COL("lock%", "LOCK%", 6, COL_RATIO, get_lock_share, T_TASKS),
+	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_TASKS),
+	COL("power", "POWER", 8, COL_WATTS, get_power, T_TASKS),
+	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_TASKS),
+	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_TASKS),
+	{}
+};
+
+static const struct column cpu_columns[] = {
+	COL("cpu", "CPU", 4, COL_ID, get_cpu, T_CPUS),
+	TEXT("kind", "KIND", -11, text_kind, T_CPUS),
+	COL("user", "USER", 11, COL_NS, get_user, T_CPUS),
+	COL("kernel", "KERNEL", 11, COL_NS, get_kernel, T_CPUS),
+	COL("idle", "IDLE", 11, COL_NS, get_idle, T_CPUS),
+	COL("busy%", "BUSY%", 6, COL_RATIO, get_busy, T_CPUS),
+	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_CPUS),
+	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_CPUS),
+	COL("idle-energy", "IDLE-ENERGY", 11, COL_ENERGY, get_idle_energy, T_CPUS),
+	COL("power", "POWER", 8, COL_WATTS, get_power, T_CPUS),
+	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_CPUS),
+	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_CPUS),
+	{}
+};
+
+static const struct column *columns_of(enum table_kind kind)
+{
+	return kind == TABLE_CPUS ? cpu_columns : task_columns;
+}
+
+/* Whether column @c is in the table of @kind. */
+static bool in_table(const struct column *c, enum table_kind kind)
+{
+	return c->tables & BIT(kind);
+}
+
+int table_column(enum table_kind kind, const char *name)
+{
+	const struct column *c = columns_of(kind);
+	int i;
+
+	for (i = 0; c[i].name; i++)
+		if (in_table(&c[i], kind) && !strcmp(c[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *table_column_names(enum table_kind kind, char *buf, size_t size)
+{
+	const struct column *c = columns_of(kind);
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; c[i].name && len < size; i++)
+		if (in_table(&c[i], kind))
+			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", c[i].name);
+	return buf;
+}
+
+int table_default_sort(enum table_kind kind)
+{
+	return table_column(kind, kind == TABLE_CPUS ? "cpu" : "time");
+}
+
+/* qsort() has no context argument: the sort's, for the comparison. */
+static struct {
+	const struct column *col;
+	const struct out_opts *o;
+} sort_ctx;
+
+static int compare(const void *pa, const void *pb)
+{
+	const struct rc_record *a = pa, *b = pb;
+	const struct column *c = sort_ctx.col;
+	uint64_t ua = 0, ub = 0;
+	double da = 0, db = 0;
+	bool ha, hb;
+	int sign;
+
+	if (c->type == COL_TEXT)
+		return strcmp(c->text(a), c->text(b));
+	ha = c->get(a, sort_ctx.o, &ua, &da);
+	hb = c->get(b, sort_ctx.o, &ub, &db);
+	/* Rows without the value go last. */
+	if (ha != hb)
+		return ha ? -1 : 1;
+	/* Ids ascending, figures largest first. */
+	sign = c->type == COL_ID ? 1 : -1;
+	if (c->type == COL_RATIO || c->type == COL_WATTS)
+		return da < db ? -sign : da > db ? sign : 0;
+	return ua < ub ? -sign : ua > ub ? sign : 0;
+}
+
+void table_sort(enum table_kind kind, struct rc_record *recs, int n, int col,
+		const struct out_opts *o)
+{
+	sort_ctx.col = &columns_of(kind)[col];
+	sort_ctx.o = o;
+	qsort(recs, n, sizeof(*recs), compare);
+}
+
+void table_header(FILE *f, enum table_kind kind)
+{
+	const struct column *c = columns_of(kind);
+	bool first = true;
+	int i;
+
+	for (i = 0; c[i].name; i++) {
+		if (!c[i].header || !in_table(&c[i], kind))
+			continue;
+		fprintf(f, "%s%*s", first ? "" : " ", c[i].width, c[i].header);
+		first = false;
+	}
+	fputc('\n', f);
+}
+
+void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
+	       const struct out_opts *o)
+{
+	const struct column *c = columns_of(kind);
+	bool first = true;
+	int i;
+
+	for (i = 0; c[i].name; i++) {
+		struct rc_value v = {};
+		double d = 0;
+		char buf[40];
+
+		if (!c[i].header || !in_table(&c[i], kind))
+			continue;
+		if (c[i].type == COL_TEXT) {
+			snprintf(buf, sizeof(buf), "%.16s", c[i].text(r));
+		} else {
+			v.has = c[i].get(r, o, &v.v, &d);
+			switch (c[i].type) {
+			case COL_ID:
+				fmt_raw(buf, sizeof(buf), &v);
+				break;
+			case COL_NS:
+				fmt_duration(buf, sizeof(buf), &v);
+				break;
+			case COL_COUNT:
+				fmt_count(buf, sizeof(buf), &v);
+				break;
+			case COL_ENERGY:
+				fmt_energy(buf, sizeof(buf), &v);
+				break;
+			case COL_RATIO:
+				if (c[i].get == get_cpi)
+					fmt_ratio(buf, sizeof(buf), v.has, d, "%.2f");
+				else
+					fmt_ratio(buf, sizeof(buf), v.has, d * 100, "%.1f");
+				break;
+			case COL_WATTS:
+				fmt_ratio(buf, sizeof(buf), v.has, d, "%.3f W");
+				break;
+			case COL_TEXT:
+				break;
+			}
+		}
+		fprintf(f, "%s%*s", first ? "" : " ", c[i].width, buf);
+		first = false;
+	}
+	fputc('\n', f);
+}

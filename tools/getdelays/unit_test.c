@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of getdelays, run on the build machine (make check): parsing of
+ * the command line, CPU lists and sizes; decoding of records from crafted
+ * netlink messages, including attributes of a newer kernel; tables and JSON.
+ * TAP output; the exit status is the number of failures (at most 255).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "json_check.h"
+#include "options.h"
+#include "output.h"
+#include "recount_client.h"
+
+static int tests, failures;
+
+/*
+ * One TAP test point: the first line of the message describes it, the rest
+ * (what was got) is a diagnostic shown only when it fails.
+ */
+static void check(bool ok, const char *fmt, ...)
+{
+	char msg[4096], *line, *next;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	next = strchr(msg, '\n');
+	if (next)
+		*next++ = '\0';
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++tests, msg);
+	failures += !ok;
+	for (line = next; !ok && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		printf("#   %s\n", line);
+	}
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The pieces up to a NULL, joined: expected lines longer than a line of
+ * code, without splitting string literals.
+ */
+static const char *joined(const char *first, ...)
+{
+	static char buf[4096];
+	const char *p;
+	size_t len = 0;
+	va_list ap;
+
+	buf[0] = '\0';
+	va_start(ap, first);
+	for (p = first; p && len < sizeof(buf); p = va_arg(ap, const char *))
+		len += snprintf(buf + len, sizeof(buf) - len, "%s", p);
+	va_end(ap);
+	return buf;
+}
+
+static void test_parse_u32(void)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		uint32_t v;
+	} cases[] = {
+		{ "0", 0, 0 }, { "42", 0, 42 }, { "4294967295", 0, 4294967295u },
+		{ "", -1, 0 }, { "-1", -1, 0 }, { "+1", -1, 0 }, { "4294967296", -1, 0 },
+		{ "12a", -1, 0 }, { " 1", -1, 0 }, { "0x10", -1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint32_t v = 0;
+		int ret = parse_u32(cases[i].s, &v);
+
+		check(ret == cases[i].ret && (ret || v == cases[i].v), "parse_u32(\"%s\")",
+		      cases[i].s);
+	}
+}
+
+static void test_parse_cpulist(void)
+{
+	static const char *const good[] = { "0", "0-3", "1-3,5", "0,2,4-7", "3-3", "8191" };
+	static const char *const bad[] = { "", "1-", "-1", "3-1", "a", "1,,2", "1-2-3", ",1",
+					   "1 ", "1,", "0x3" };
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		check(!parse_cpulist(good[i], err, sizeof(err)), "cpulist \"%s\" is good", good[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		check(parse_cpulist(bad[i], err, sizeof(err)) && err[0],
+		      "cpulist \"%s\" is bad: %s", bad[i], err);
+	}
+	parse_cpulist("3-1", err, sizeof(err));
+	check(strstr(err, "backwards"), "a backwards range says so: %s", err);
+}
+
+static void test_parse_size(void)
+{
+	static const struct {
+		const char *s;
+		int ret, bytes;
+	} cases[] = {
+		{ "65536", 0, 65536 }, { "256K", 0, 262144 }, { "256k", 0, 262144 },
+		{ "4M", 0, 4 << 20 }, { "1G", 0, 1 << 30 }, { "0", -1, 0 }, { "", -1, 0 },
+		{ "1T", -1, 0 }, { "-1", -1, 0 }, { "2G", -1, 0 }, { "4MB", -1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int bytes = 0, ret = parse_size(cases[i].s, &bytes);
+
+		check(ret == cases[i].ret && (ret || bytes == cases[i].bytes),
+		      "parse_size(\"%s\")", cases[i].s);
+	}
+	check(parse_scope("threads") == RECOUNT_SCOPE_THREADS && parse_scope("p") ==
+	      RECOUNT_SCOPE_PROCESSES && parse_scope("cpus") == RECOUNT_SCOPE_CPUS &&
+	      parse_scope("x") < 0 && parse_scope("") < 0, "parse_scope");
+}
+
+/* Parse a command line given as one string of space-separated words. */
+static int parse(const char *line, struct opts *o, char *err, size_t errlen)
+{
+	static char buf[512];
+	static char *argv[64];
+	int argc = 0;
+	char *w;
+
+	snprintf(buf, sizeof(buf), "getdelays %s", line);
+	for (w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	return parse_args(argc, argv, o, err, errlen);
+}
+
+static void test_parse_args(void)
+{
+	static const struct {
+		const char *line, *error;	/* NULL: parses */
+	} bad[] = {
+		{ "", "say what to read" },
+		{ "-p 1 -t 2", "only one of" },
+		{ "-p abc", "not a number" },
+		{ "-p", "-p needs an argument" },
+		{ "-x", "unknown option -x" },
+		{ "--frobnicate", "unknown option --frobnicate" },
+		{ "-c", "-c needs a command" },
+		{ "-p 1 extra", "unexpected argument 'extra'" },
+		{ "-D processes -t 7", "threads only" },
+		{ "-D everything", "dump threads, processes or cpus" },
+		{ "-D threads -s busy%", "no column 'busy%'" },
+		{ "-D cpus -s faults", "no column 'faults'" },
+		{ "-p 1 -s time", "go with -D" },
+		{ "-D threads -n 0", "not a number of rows" },
+		{ "-m 3-1", "backwards" },
+		{ "-m 1,,2", "not a CPU list" },
+		{ "-m", "-m needs an argument" },
+		{ "-p 1 -l", "-l goes with -m" },
+		{ "-C 0 -d", "go with -p, -t, -c or -m (no CPUs" },
+		{ "-D threads -q", "go with -p, -t, -c or -m (no CPUs or dumps)" },
+		{ "-p 1 -R 0", "not a version" },
+		{ "-C 0 -R 2", "CPUs have no runtime" },
+		{ "-D cpus -R 1", "CPUs have no runtime" },
+		{ "-m 0 -R 1", "exit records" },
+		{ "-p 1 -r 0", "not a size" },
+		{ "-I -p 1", "only one of" },
+	};
+	char err[512];
+	struct opts o;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret = parse(bad[i].line, &o, err, sizeof(err));
+
+		check(ret && strstr(err, bad[i].error), "\"%s\" fails: %s", bad[i].line, err);
+	}
+
+	check(!parse("-p 42", &o, err, sizeof(err)) && o.mode == MODE_PID && o.id == 42,
+	      "-p 42");
+	check(!parse("-t 7 -D threads", &o, err, sizeof(err)) && o.mode == MODE_DUMP &&
+	      o.id == 7 && o.scope == RECOUNT_SCOPE_THREADS, "-t 7 -D threads");
+	check(!parse("-D t -t 7 -s cpi -n 5 --json", &o, err, sizeof(err)) && o.mode == MODE_DUMP &&
+	      o.id == 7 && !strcmp(o.sort, "cpi") && o.limit == 5 && o.json,
+	      "-D t -t 7 -s cpi -n 5 --json");
+	check(!parse("-D cpus -s busy%", &o, err, sizeof(err)) && o.scope == RECOUNT_SCOPE_CPUS,
+	      "-D cpus -s busy%%");
+	check(!parse("-v -c ls -l -p 3", &o, err, sizeof(err)) && o.mode == MODE_COMMAND &&
+	      !strcmp(o.command[0], "ls") && !strcmp(o.command[1], "-l") &&
+	      !strcmp(o.command[2], "-p") && !o.command[4] && o.verbose == 1,
+	      "-c takes everything after it as the command");
+	check(!parse("-m 1-3,5 -l -w out.json -r 4M -d -i -q", &o, err, sizeof(err)) &&
+	      o.mode == MODE_LISTEN && !strcmp(o.cpumask, "1-3,5") && o.loop &&
+	      !strcmp(o.logfile, "out.json") && o.rcvbuf == 4 << 20 &&
+	      o.taskstats == (TS_DELAYS | TS_IO | TS_CSW_MEM),
+	      "-m 1-3,5 -l -w out.json -r 4M -diq");
+	check(!parse("-t 9 -R 2 -d", &o, err, sizeof(err)) && o.mode == MODE_TGID &&
+	      o.runtime_version == 2 && o.taskstats == TS_DELAYS, "-t 9 -R 2 -d");
+	check(!parse("--json -I", &o, err, sizeof(err)) && o.mode == MODE_INFO && o.json,
+	      "--json -I");
+	check(!parse("-p 1 --help", &o, err, sizeof(err)) && o.mode == MODE_HELP, "--help");
+	check(!parse("--pid=5 --verbose --verbose", &o, err, sizeof(err)) && o.id == 5 &&
+	      o.verbose == 2, "long options");
+}
+
+/* A genetlink message of RECOUNT, being built. */
+static struct nl_msg *new_msg(uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 30, 0, 0, cmd, RECOUNT_FAMILY_VERSION);
+	return msg;
+}
+
+static struct nlattr *attrs_of(struct nl_msg *msg, int *len)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+
+	*len = genlmsg_attrlen(gh, 0);
+	return genlmsg_attrdata(gh, 0);
+}
+
+static int decode(struct nl_msg *msg, struct rc_record *rec)
+{
+	int len;
+	struct nlattr *attrs = attrs_of(msg, &len);
+
+	return rc_decode_record(attrs, len, rec);
+}
+
+static int ts_decode_msg(struct nl_msg *msg, struct ts_record *rec)
+{
+	int len;
+	struct nlattr *attrs = attrs_of(msg, &len);
+
+	return ts_decode(attrs, len, rec);
+}
+
+static void put_usage(struct nl_msg *msg, int type, uint64_t user, uint64_t kernel, int kind)
+{
+	struct nlattr *nest = nla_nest_start(msg, type);
+
+	nla_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, user);
+	nla_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, kernel);
+	if (kind >= 0)
+		nla_put_u32(msg, RECOUNT_A_USAGE_KIND, kind);
+	/* A metric of a newer kernel. */
+	nla_put_u64(msg, RECOUNT_A_USAGE_MAX + 7, 12345);
+	nla_nest_end(msg, nest);
+}
+
+static void test_decode(void)
+{
+	struct nl_msg *msg = new_msg(RECOUNT_CMD_EXIT);
+	struct rc_record rec;
+	struct nlattr *nest;
+	int err;
+
+	nla_put_u32(msg, RECOUNT_A_PID, 101);
+	nla_put_u32(msg, RECOUNT_A_TGID, 100);
+	nla_put_string(msg, RECOUNT_A_COMM, "worker");
+	nla_put_u32(msg, RECOUNT_A_FLAGS, 0);
+	nla_put_u32(msg, RECOUNT_A_METRICS, RECOUNT_METRIC_TIME | RECOUNT_METRIC_ENERGY);
+	nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, RECOUNT_ENERGY_SOURCE_ESTIMATED);
+	/* An attribute of a newer kernel, before and after the known ones. */
+	nla_put_u64(msg, RECOUNT_A_MAX + 3, 777);
+	nest = nla_nest_start(msg, RECOUNT_A_USAGE);
+	nla_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, 3000000);
+	nla_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, 1000000);
+	nla_put_u64(msg, RECOUNT_A_USAGE_ENERGY, 2000000);
+	nla_put_u32(msg, RECOUNT_A_USAGE_INEXACT, RECOUNT_INEXACT_ENERGY);
+	nla_nest_end(msg, nest);
+	put_usage(msg, RECOUNT_A_PER_KIND, 3000000, 1000000, RECOUNT_KIND_PERFORMANCE);
+	put_usage(msg, RECOUNT_A_PER_KIND, 0, 0, RECOUNT_KIND_EFFICIENCY);
+	nest = nla_nest_start(msg, RECOUNT_A_RUNTIME);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_CPU_TIME, 4000000);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_QUEUE_TIME, 500);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, 600);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME, 700);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_MAX + 1, 800);
+	nla_nest_end(msg, nest);
+	nla_put_u32(msg, RECOUNT_A_EXIT_CODE, 3 << 8);
+	nla_put_u64(msg, RECOUNT_A_EXIT_TIME, 9000000000ULL);
+	nla_put_u64(msg, RECOUNT_A_MISSED, 4);
+	nla_put_u64(msg, RECOUNT_A_START_TIME, 1000000000ULL);
+	nla_put_string(msg, RECOUNT_A_MAX + 9, "from the future");
+
+	err = decode(msg, &rec);
+	check(!err, "a record with unknown attributes decodes");
+	check(rec.type == RC_THREAD && rec.has_pid && rec.pid == 101 && rec.tgid == 100 &&
+	      !strcmp(rec.comm, "worker"), "ids and comm");
+	check(rec.usage.user_ns.has && rec.usage.user_ns.v == 3000000 &&
+	      rec.usage.kernel_ns.v == 1000000 && !rec.usage.user_cycles.has &&
+	      !rec.usage.user_instructions.has, "usage: times present, cycles absent");
+	check(rec.usage.energy_nj.has && rec.usage.energy_nj.v == 2000000 &&
+	      rec.usage.inexact == RECOUNT_INEXACT_ENERGY &&
+	      rec.energy_source == RECOUNT_ENERGY_SOURCE_ESTIMATED, "energy and its source");
+	check(rec.nr_kinds == 2 && rec.per_kind[0].kind == RECOUNT_KIND_PERFORMANCE &&
+	      rec.per_kind[0].user_ns.v == 3000000 &&
+	      rec.per_kind[1].kind == RECOUNT_KIND_EFFICIENCY, "one usage per kind");
+	check(rec.runtime.has && rec.runtime.queue_ns == 500 && rec.runtime.fault_ns == 600 &&
+	      rec.runtime.lock_ns == 700, "runtime");
+	check(rec.is_exit && rec.exit_code == 3 << 8 && rec.exit_time == 9000000000ULL &&
+	      rec.missed == 4 && rec.start_time.has && rec.start_time.v == 1000000000ULL,
+	      "exit details and start time");
+	nlmsg_free(msg);
+
+	/* A CPU record, and a process record. */
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_CPU, 3);
+	decode(msg, &rec);
+	check(rec.type == RC_CPU && rec.cpu == 3 && !rec.is_exit && !rec.start_time.has,
+	      "a CPU record");
+	nlmsg_free(msg);
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_TGID, 100);
+	put_usage(msg, RECOUNT_A_EXITED, 5, 6, -1);
+	decode(msg, &rec);
+	check(rec.type == RC_PROCESS && rec.has_exited && rec.exited.user_ns.v == 5,
+	      "a process record");
+	nlmsg_free(msg);
+
+	/* A known attribute of the wrong size is an error, not garbage. */
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put(msg, RECOUNT_A_PID, 2, "\1\2");
+	check(decode(msg, &rec) < 0, "a short u32 is rejected");
+	nlmsg_free(msg);
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 1);
+	nest = nla_nest_start(msg, RECOUNT_A_USAGE);
+	nla_put(msg, RECOUNT_A_USAGE_USER_TIME, 4, "\1\2\3\4");
+	nla_nest_end(msg, nest);
+	check(decode(msg, &rec) < 0, "a short u64 is rejected");
+	nlmsg_free(msg);
+}
+
+static void put_ts(struct nl_msg *msg, int aggr, int idtype, uint32_t id,
+		   const struct taskstats *s, int size)
+{
+	struct nlattr *nest = nla_nest_start(msg, aggr);
+
+	nla_put_u32(msg, idtype, id);
+	nla_put(msg, TASKSTATS_TYPE_STATS, size, s);
+	nla_nest_end(msg, nest);
+}
+
+static void test_decode_taskstats(void)
+{
+	unsigned char big[sizeof(struct taskstats) + 64];
+	struct taskstats s = { .version = TASKSTATS_VERSION, .cpu_count = 3,
+			       .cpu_delay_total = 1500, .nvcsw = 7, .irq_count = 2 };
+	struct ts_record rec;
+	struct nl_msg *msg;
+
+	msg = new_msg(TASKSTATS_CMD_NEW);
+	put_ts(msg, TASKSTATS_TYPE_AGGR_PID, TASKSTATS_TYPE_PID, 55, &s, sizeof(s));
+	check(!ts_decode_msg(msg, &rec) && rec.has_pid && rec.id == 55 &&
+	      rec.stats.cpu_count == 3 && rec.stats.nvcsw == 7 && rec.stats.irq_count == 2,
+	      "taskstats: a thread's");
+	nlmsg_free(msg);
+
+	/* An older kernel's shorter struct: what it lacks is 0. */
+	msg = new_msg(TASKSTATS_CMD_NEW);
+	put_ts(msg, TASKSTATS_TYPE_AGGR_TGID, TASKSTATS_TYPE_TGID, 56, &s,
+	       offsetof(struct taskstats, irq_count));
+	check(!ts_decode_msg(msg, &rec) && !rec.has_pid && rec.id == 56 &&
+	      rec.stats.cpu_count == 3 && rec.stats.irq_count == 0,
+	      "taskstats: an older kernel's shorter struct");
+	nlmsg_free(msg);
+
+	/* A newer kernel's longer one: what this client knows is kept. */
+	memset(big, 0xff, sizeof(big));
+	memcpy(big, &s, sizeof(s));
+	msg = new_msg(TASKSTATS_CMD_NEW);
+	put_ts(msg, TASKSTATS_TYPE_AGGR_PID, TASKSTATS_TYPE_PID, 57, (void *)big, sizeof(big));
+	check(!ts_decode_msg(msg, &rec) && rec.id == 57 &&
+	      rec.stats.irq_count == 2, "taskstats: a newer kernel's longer struct");
+	nlmsg_free(msg);
+}
+
+/* Run @fn into a string. */
+static char *capture(void (*fn)(FILE *f, void *arg), void *arg)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void test_formats(void)
+{
+	static const struct {
+		uint64_t v;
+		const char *duration, *count, *energy;
+	} cases[] = {
+		{ 0, "0 ns", "0", "0 nJ" },
+		{ 999, "999 ns", "999", "999 nJ" },
+		{ 1500, "1.500 us", "1500", "1.500 uJ" },
+		{ 9999, "9.999 us", "9999", "9.999 uJ" },
+		{ 10000, "10.000 us", "10.0k", "10.000 uJ" },
+		{ 2500000, "2.500 ms", "2.5M", "2.500 mJ" },
+		{ 950411216, "950.411 ms", "950.4M", "950.411 mJ" },
+		{ 3000000000ULL, "3.000 s", "3.0G", "3.000 J" },
+	};
+	struct rc_value absent = {};
+	char buf[64];
+	double x;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rc_value v = { true, cases[i].v };
+
+		check(!strcmp(fmt_duration(buf, sizeof(buf), &v), cases[i].duration),
+		      "duration %llu: %s", (unsigned long long)cases[i].v, buf);
+		check(!strcmp(fmt_count(buf, sizeof(buf), &v), cases[i].count),
+		      "count %llu: %s", (unsigned long long)cases[i].v, buf);
+		check(!strcmp(fmt_energy(buf, sizeof(buf), &v), cases[i].energy),
+		      "energy %llu: %s", (unsigned long long)cases[i].v, buf);
+	}
+	check(!strcmp(fmt_duration(buf, sizeof(buf), &absent), "-") &&
+	      !strcmp(fmt_count(buf, sizeof(buf), &absent), "-"), "absent values print as -");
+
+	{
+		struct rc_value c = { true, 300 }, n = { true, 200 }, zero = { true, 0 };
+
+		check(rc_cpi(&c, &n, &x) && x == 1.5, "CPI 300/200");
+		check(!rc_cpi(&c, &zero, &x) && !rc_cpi(&absent, &n, &x),
+		      "no CPI without instructions");
+	}
+	{
+		struct rc_usage u = {
+			.user_ns = { true, 1500000000 }, .kernel_ns = { true, 500000000 },
+			.energy_nj = { true, 3000000000ULL },
+		};
+
+		check(rc_power(&u, &x) && x == 1.5, "power: 3 J over 2 s is 1.5 W");
+		u.energy_nj.has = false;
+		check(!rc_power(&u, &x), "no power without energy");
+	}
+	{
+		struct rc_record r = { .start_time = { true, 1000 } };
+
+		check(rc_share(&r, 3000, 500, &x) && x == 0.25, "share of a live task's life");
+		r.is_exit = true;
+		r.exit_time = 2000;
+		check(rc_share(&r, 999999, 500, &x) && x == 0.5, "share of an exited task's life");
+		r.start_time.has = false;
+		check(!rc_share(&r, 3000, 500, &x), "no share without a start time");
+	}
+}
+
+static struct rc_record sample(uint32_t pid, const char *comm, uint64_t user, bool cycles)
+{
+	struct rc_record r = {
+		.type = RC_THREAD, .has_pid = true, .has_tgid = true, .pid = pid, .tgid = 100,
+		.has_usage = true, .has_flags = true, .start_time = { true, 1000000000 },
+		.usage = { .user_ns = { true, user }, .kernel_ns = { true, 1000000 } },
+		.runtime = { true, user + 1000000, 2000000, 100000000, 0 },
+	};
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	if (cycles) {
+		r.usage.user_cycles = (struct rc_value){ true, 2 * user };
+		r.usage.kernel_cycles = (struct rc_value){ true, 2000000 };
+		r.usage.user_instructions = (struct rc_value){ true, user };
+		r.usage.kernel_instructions = (struct rc_value){ true, 1000000 };
+	}
+	return r;
+}
+
+static const struct out_opts text_opts = { .now = 3000000000ULL };
+static const struct out_opts json_opts = { .json = true, .now = 3000000000ULL };
+
+static void print_table(FILE *f, void *arg)
+{
+	struct rc_record *recs = arg;
+	int i;
+
+	table_header(f, TABLE_THREADS);
+	for (i = 0; i < 3; i++)
+		table_row(f, TABLE_THREADS, &recs[i], &text_opts);
+}
+
+static void test_table(void)
+{
+	struct rc_record recs[3] = {
+		sample(101, "small", 1000000, true),
+		sample(102, "large", 900000000, true),
+		sample(103, "unknown-cpi", 50000000, false),
+	};
+	const char *want;
+	char *out, *line2;
+
+	table_sort(TABLE_THREADS, recs, 3, table_column(TABLE_THREADS, "time"), &text_opts);
+	check(recs[0].pid == 102 && recs[1].pid == 103 && recs[2].pid == 101,
+	      "sort by time: largest first");
+	table_sort(TABLE_THREADS, recs, 3, table_column(TABLE_THREADS, "pid"), &text_opts);
+	check(recs[0].pid == 101 && recs[2].pid == 103, "sort by pid: ascending");
+	table_sort(TABLE_THREADS, recs, 3, table_column(TABLE_THREADS, "comm"), &text_opts);
+	check(recs[0].pid == 102 && recs[1].pid == 101, "sort by comm: alphabetical");
+	table_sort(TABLE_THREADS, recs, 3, table_column(TABLE_THREADS, "cpi"), &text_opts);
+	check(recs[2].pid == 103, "sort by cpi: rows without one last");
+	table_sort(TABLE_THREADS, recs, 3, table_column(TABLE_THREADS, "time"), &text_opts);
+
+	out = capture(print_table, recs);
+	line2 = strchr(out, '\n') + 1;
+	want = joined("    PID    TGID COMM                    TIME        USER      KERNEL",
+		      "    CPI       QUEUE      FAULTS FAULT%       LOCKS  LOCK%      ENERGY",
+		      "    POWER\n", NULL);
+	check(!strncmp(out, want, line2 - out), "table header:\n%.*s", (int)(line2 - out), out);
+	want = joined("    102     100 large             901.000 ms  900.000 ms",
+		      "    1.000 ms   2.00    2.000 ms  100.000 ms    5.0        0 ns    0.0",
+		      "           -        -\n", NULL);
+	check(!strncmp(line2, want, strchr(line2, '\n') + 1 - line2),
+	      "table row, aligned, with units:\n%s", line2);
+	check(strstr(out, "unknown-cpi") && strstr(out, "     -  "),
+	      "a CPI the kernel cannot give is -");
+	free(out);
+}
+
+static void print_json(FILE *f, void *arg)
+{
+	out_json_record(f, arg, NULL, &json_opts);
+}
+
+static void print_cpu_json(FILE *f, void *arg)
+{
+	struct rc_record r = {
+		.type = RC_CPU, .has_cpu = true, .cpu = 2, .has_usage = true,
+		.energy_source = RECOUNT_ENERGY_SOURCE_NONE,
+		.usage = {
+			.user_ns = { true, 10 }, .kernel_ns = { true, 20 }, .idle_ns = { true, 70 },
+			.has_kind = true, .kind = RECOUNT_KIND_EFFICIENCY,
+		},
+	};
+
+	out_json_record(f, &r, NULL, &json_opts);
+}
+
+static void print_taskstats_json(FILE *f, void *arg)
+{
+	struct ts_record tsr = { .has_pid = true, .id = 101, .version = 14,
+				 .stats = { .cpu_count = 4, .cpu_delay_total = 800,
+					    .read_char = 10, .nvcsw = 5, .hiwater_rss = 64 } };
+	struct ts_shown ts = { .what = TS_DELAYS | TS_IO | TS_CSW_MEM, .rec = &tsr };
+	struct ts_shown denied = { .what = TS_DELAYS, .why = "permission \"denied\"" };
+	struct rc_record r = sample(101, "a\"b\\c\td", 1000, false);
+
+	out_json_record(f, &r, &ts, &json_opts);
+	out_json_record(f, &r, &denied, &json_opts);
+}
+
+static void test_json(void)
+{
+	struct rc_record r = sample(101, "worker", 3000000, true);
+	unsigned long long v;
+	char *out, *second;
+	const char *want;
+	size_t len;
+
+	out = capture(print_json, &r);
+	check(json_valid(out, strlen(out)), "a thread record is valid JSON:\n%s", out);
+	check(out[strlen(out) - 1] == '\n' && !strchr(out, '\n')[1], "one object on one line");
+	check(json_member_u64(out, "pid", &v) && v == 101 && json_member_u64(out, "tgid", &v) &&
+	      v == 100, "pid and tgid");
+	check(json_member_u64(out, "user_time_ns", &v) && v == 3000000 &&
+	      json_member_u64(out, "time_ns", &v) && v == 4000000, "durations in integer ns");
+	check(json_member_u64(out, "cycles", &v) && v == 8000000, "counts as integers");
+	check(json_member_null(out, "energy_nj") && json_member_null(out, "power_w"),
+	      "unsupported energy is null");
+	check(json_member(out, "cpi", &len) && !strncmp(json_member(out, "cpi", &len), "2,", 2),
+	      "CPI as a number");
+	check(json_member(out, "runtime", &len) && json_member(out, "shares", &len) &&
+	      json_member(out, "per_kind", &len) && !json_member(out, "exited", &len) &&
+	      !json_member(out, "exit", &len), "a thread's members");
+	check(strstr(out, joined("\"shares\":{\"cpu\":0.002,\"queue\":0.001,",
+				 "\"page_fault\":0.05,\"lock_contention\":0}", NULL)),
+	      "shares of life");
+	free(out);
+
+	r = sample(102, "nocycles", 3000000, false);
+	r.is_exit = true;
+	r.exit_code = 256;
+	r.exit_time = 5000000000ULL;
+	r.missed = 2;
+	out = capture(print_json, &r);
+	check(json_valid(out, strlen(out)) && json_member_null(out, "cycles") &&
+	      json_member_null(out, "instructions") && json_member_null(out, "cpi"),
+	      "cycles the kernel cannot count are null");
+	check(strstr(out, "\"exit\":{\"code\":256,\"time_ns\":5000000000,\"missed\":2}"),
+	      "exit details");
+	free(out);
+
+	out = capture(print_cpu_json, NULL);
+	want = joined("{\"type\":\"cpu\",\"cpu\":2,\"kind\":\"efficiency\",\"disabled\":false,",
+		      "\"energy_source\":\"none\",\"user_time_ns\":10,\"kernel_time_ns\":20,",
+		      "\"time_ns\":30,\"user_cycles\":null,\"kernel_cycles\":null,\"cycles\":null,",
+		      "\"user_instructions\":null,\"kernel_instructions\":null,",
+		      "\"instructions\":null,\"user_cpi\":null,\"kernel_cpi\":null,\"cpi\":null,",
+		      "\"energy_nj\":null,\"power_w\":null,\"idle_time_ns\":70,",
+		      "\"idle_energy_nj\":null,\"inexact\":[]}\n", NULL);
+	check(!strcmp(out, want), "a CPU record, key for key:\n%s", out);
+	free(out);
+
+	out = capture(print_taskstats_json, NULL);
+	second = strchr(out, '\n') + 1;
+	check(json_valid(out, second - out) && json_valid(second, strlen(second)),
+	      "records with taskstats are valid JSON, with a comm to escape:\n%s", out);
+	check(strstr(out, "\"comm\":\"a\\\"b\\\\c\\u0009d\""), "comm escaped");
+	check(strstr(out, "\"cpu\":{\"count\":4,\"total_ns\":800}") &&
+	      strstr(out, "\"read_char\":10") && strstr(out, "\"voluntary\":5") &&
+	      strstr(out, "\"hiwater_rss_kib\":64"), "taskstats figures");
+	check(strstr(second, "\"taskstats\":{\"error\":\"permission \\\"denied\\\"\"}"),
+	      "why there are no taskstats");
+	free(out);
+}
+
+static void print_info(FILE *f, void *arg)
+{
+	struct rc_info info = {
+		.metrics = RECOUNT_METRIC_TIME | RECOUNT_METRIC_ENERGY,
+		.energy_source = RECOUNT_ENERGY_SOURCE_ESTIMATED, .listeners = 2, .nr_kinds = 2,
+		.kind_cpus = {
+			{ RECOUNT_KIND_PERFORMANCE, "0-1" }, { RECOUNT_KIND_EFFICIENCY, "2-3" },
+		},
+	};
+
+	out_info(f, &info, arg);
+}
+
+static void test_info(void)
+{
+	struct out_opts text = {}, json = { .json = true };
+	const char *want;
+	char *out;
+
+	out = capture(print_info, &text);
+	check(!strcmp(out, "recount is on\n  metrics: time, energy\n  energy source: estimated\n"
+		      "  performance CPUs: 0-1\n  efficiency CPUs: 2-3\n  listeners: 2\n"),
+	      "info as text:\n%s", out);
+	free(out);
+	out = capture(print_info, &json);
+	want = joined("{\"type\":\"info\",\"disabled\":false,\"metrics\":[\"time\",\"energy\"],",
+		      "\"energy_source\":\"estimated\",\"kinds\":{\"performance\":\"0-1\",",
+		      "\"efficiency\":\"2-3\"},\"listeners\":2}\n", NULL);
+	check(!strcmp(out, want), "info as JSON:\n%s", out);
+	free(out);
+}
+
+static void test_json_check(void)
+{
+	static const char *const good[] = {
+		"{}", "[]", "0", "-1.5e3", "\"a\\u00e9\"", "{\"a\":[1,{\"b\":null}],\"c\":true}",
+		" [ 1 , 2 ]\t\n",
+	};
+	static const char *const bad[] = {
+		"", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\t\"", "{'a':1}", "[1] x", "nul",
+		"{\"a\" 1}", "\"\\x\"",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		check(json_valid(good[i], strlen(good[i])), "json_check accepts %s", good[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		check(!json_valid(bad[i], strlen(bad[i])), "json_check rejects %s", bad[i]);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_parse_u32();
+	test_parse_cpulist();
+	test_parse_size();
+	test_parse_args();
+	test_decode();
+	test_decode_taskstats();
+	test_formats();
+	test_table();
+	test_json();
+	test_info();
+	test_json_check();
+	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
+	return failures > 255 ? 255 : failures;
+}

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: tools/getdelays against the real kernel, in every mode: queries
+ * of threads, processes and CPUs, command mode, dumps, listener mode with a
+ * cpumask, taskstats figures, JSON, and its errors and exit codes.
+ *
+ * getdelays is built next to this test (TEST_GEN_PROGS_EXTENDED); $GETDELAYS
+ * names another one.
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+
+#include "../kselftest_harness.h"
+#include "../../../getdelays/json_check.h"
+#include "recount_fixture.h"
+
+static char getdelays[PATH_MAX];
+
+static const char *getdelays_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (getdelays[0])
+		return getdelays;
+	if (getenv("GETDELAYS")) {
+		snprintf(getdelays, sizeof(getdelays), "%s", getenv("GETDELAYS"));
+		return getdelays;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return "getdelays";
+	self[n] = '\0';
+	snprintf(getdelays, sizeof(getdelays), "%s/getdelays", dirname(self));
+	return getdelays;
+}
+
+/* A run of getdelays: its output, error output and exit status. */
+struct run {
+	pid_t pid;
+	int out_fd, err_fd;
+	char out[1 << 20], err[1 << 14];
+	size_t out_len, err_len;
+	int status;		/* exit status, or 128 + signal */
+	uid_t uid;		/* run as this user, if not 0 */
+};
+
+static int start(struct run *r, char *const argv[])
+{
+	int out[2], err[2];
+
+	r->out_len = 0;
+	r->err_len = 0;
+	r->out[0] = '\0';
+	r->err[0] = '\0';
+	if (pipe(out) || pipe(err))
+		return -1;
+	r->pid = fork();
+	if (r->pid < 0)
+		return -1;
+	if (r->pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (r->uid && become_nobody())
+			_exit(126);
+		execv(getdelays_path(), argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	r->out_fd = out[0];
+	r->err_fd = err[0];
+	return 0;
+}
+
+/* Read what is there to read, up to @timeout_ms; returns 0 at EOF on both. */
+static int pump(struct run *r, int timeout_ms)
+{
+	struct pollfd pfd[2] = { { r->out_fd, POLLIN }, { r->err_fd, POLLIN } };
+	int open = (r->out_fd >= 0) + (r->err_fd >= 0), i;
+
+	if (!open)
+		return 0;
+	pfd[0].fd = r->out_fd;
+	pfd[1].fd = r->err_fd;
+	if (poll(pfd, 2, timeout_ms) <= 0)
+		return open;
+	for (i = 0; i < 2; i++) {
+		char *buf = i ? r->err : r->out;
+		size_t *len = i ? &r->err_len : &r->out_len;
+		size_t size = i ? sizeof(r->err) : sizeof(r->out);
+		int *fd = i ? &r->err_fd : &r->out_fd;
+		ssize_t n;
+
+		if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(*fd, buf + *len, size - 1 - *len);
+		if (n <= 0) {
+			close(*fd);
+			*fd = -1;
+			continue;
+		}
+		*len += n;
+		buf[*len] = '\0';
+	}
+	return (r->out_fd >= 0) + (r->err_fd >= 0);
+}
+
+/* Wait until @what shows in the error output; false after 10 s. */
+static bool wait_for(struct run *r, const char *what)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !strstr(r->err, what); i++)
+		if (!pump(r, 10))
+			break;
+	return strstr(r->err, what);
+}
+
+static int finish(struct run *r)
+{
+	int status;
+
+	while (pump(r, 100))
+		;
+	waitpid(r->pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return r->status;
+}
+
+/* Run getdelays with @argv to its end: its exit status, or -1. */
+static int run_to_end(struct run *r, char *const argv[])
+{
+	return start(r, argv) ? -1 : finish(r);
+}
+
+/* Run getdelays with the arguments given, to its end. */
+#define GETDELAYS(r, ...) \
+	run_to_end(r, (char *const []){ "getdelays", __VA_ARGS__, NULL })
+
+static char *num(char *buf, long v)
+{
+	sprintf(buf, "%ld", v);
+	return buf;
+}
+
+/* Each line of @s is a valid JSON object; returns how many, -1 if one is not. */
+static int json_lines(const char *s)
+{
+	int n = 0;
+
+	while (*s) {
+		const char *end = strchr(s, '\n');
+
+		if (!end || *s != '{' || !json_valid(s, end - s))
+			return -1;
+		n++;
+		s = end + 1;
+	}
+	return n;
+}
+
+static bool has_pmu(struct rnl *nl)
+{
+	struct rnl_reply r;
+
+	return !rnl_get_info(nl, &r) && (r.rec.metrics & RECOUNT_METRIC_CYCLES);
+}
+
+static struct run *new_run(void)
+{
+	return calloc(1, sizeof(struct run));
+}
+
+/* A thread's query, as text and as JSON that agrees with the kernel. */
+TEST_F(recount, query_thread)
+{
+	struct run *r = new_run();
+	struct rnl_record rec;
+	struct worker w;
+	unsigned long long v;
+	char id[16], title[64];
+
+	ASSERT_EQ(0, worker_start(&w, work_spin_user, 30 * NSEC_PER_MSEC, -1));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &rec));
+
+	ASSERT_EQ(0, GETDELAYS(r, "-p", num(id, w.tid))) TH_LOG("%s", r->err);
+	snprintf(title, sizeof(title), "thread %d (", w.tid);
+	EXPECT_NE(NULL, strstr(r->out, title)) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "\n  time "));
+	EXPECT_NE(NULL, strstr(r->out, "waited for"));
+	EXPECT_EQ(has_pmu(&self->nl), !!strstr(r->out, "\n  CPI "));
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-p", id)) TH_LOG("%s", r->err);
+	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	ASSERT_TRUE(json_member_u64(r->out, "pid", &v));
+	EXPECT_EQ(w.tid, v);
+	/* At rest, the thread's figures are exactly the kernel's. */
+	ASSERT_TRUE(json_member_u64(r->out, "user_time_ns", &v));
+	EXPECT_EQ(rec.usage.user, v);
+	ASSERT_TRUE(json_member_u64(r->out, "kernel_time_ns", &v));
+	EXPECT_EQ(rec.usage.kernel, v);
+	if (has_pmu(&self->nl)) {
+		EXPECT_TRUE(json_member_u64(r->out, "cycles", &v) && v > 0);
+	} else {
+		EXPECT_TRUE(json_member_null(r->out, "cycles"));
+		EXPECT_TRUE(json_member_null(r->out, "cpi"));
+	}
+	worker_stop(&w);
+	free(r);
+}
+
+/* A process's and a CPU's queries. */
+TEST_F(recount, query_process_and_cpu)
+{
+	struct run *r = new_run();
+	unsigned long long v;
+	char id[16];
+	size_t len;
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-t", num(id, getpid()))) TH_LOG("%s", r->err);
+	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	EXPECT_TRUE(json_member_u64(r->out, "tgid", &v) && v == (unsigned long long)getpid());
+	EXPECT_NE(NULL, json_member(r->out, "exited", &len));
+	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"process\""));
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-C", "0")) TH_LOG("%s", r->err);
+	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"cpu\""));
+	EXPECT_TRUE(json_member_u64(r->out, "idle_time_ns", &v) && v > 0);
+
+	ASSERT_EQ(0, GETDELAYS(r, "-C", "0")) TH_LOG("%s", r->err);
+	EXPECT_NE(NULL, strstr(r->out, "cpu 0 (")) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "\n  idle "));
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-I")) TH_LOG("%s", r->err);
+	EXPECT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"info\""));
+	free(r);
+}
+
+/* Command mode: the command's process totals, and its exit status. */
+TEST_F(recount, command_mode)
+{
+	struct run *r = new_run();
+	unsigned long long v;
+
+	EXPECT_EQ(3, GETDELAYS(r, "--json", "-c", "sh", "-c",
+			       "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; exit 3"));
+	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s %s", r->out, r->err);
+	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"process\""));
+	EXPECT_NE(NULL, strstr(r->out, "\"comm\":\"sh\""));
+	EXPECT_TRUE(json_member_u64(r->out, "time_ns", &v) && v > 0);
+
+	EXPECT_EQ(0, GETDELAYS(r, "-c", "true"));
+	EXPECT_NE(NULL, strstr(r->out, "process ")) TH_LOG("%s", r->out);
+	EXPECT_EQ(127, GETDELAYS(r, "-c", "/nonexistent"));
+	free(r);
+}
+
+/* The PID column of the rows of a table, in order. */
+static int table_pids(const char *out, pid_t *pids, int max)
+{
+	const char *line = strchr(out, '\n');
+	int n = 0;
+
+	while (line && line[1] && n < max) {
+		pids[n++] = atoi(line + 1);
+		line = strchr(line + 1, '\n');
+	}
+	return n;
+}
+
+/* A dump of this process's threads, sorted by time, and its top rows. */
+TEST_F(recount, dump_sorted)
+{
+	static const unsigned long long ms[] = { 10, 120, 40 };
+	struct run *r = new_run();
+	struct worker w[3];
+	pid_t pids[64];
+	int n, i, at[3];
+	char id[16];
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, worker_start(&w[i], work_spin_user, ms[i] * NSEC_PER_MSEC, -1));
+		ASSERT_EQ(0, worker_run(&w[i]));
+	}
+	ASSERT_EQ(0, GETDELAYS(r, "-D", "threads", "-t", num(id, getpid()), "-s", "time"))
+		TH_LOG("%s", r->err);
+	EXPECT_EQ(0, strncmp(r->out, "    PID    TGID COMM", 20)) TH_LOG("%s", r->out);
+	n = table_pids(r->out, pids, 64);
+	for (i = 0; i < 3; i++) {
+		for (at[i] = 0; at[i] < n && pids[at[i]] != w[i].tid; at[i]++)
+			;
+		EXPECT_LT(at[i], n) TH_LOG("worker %d not in\n%s", w[i].tid, r->out);
+	}
+	/* 120 ms before 40 ms before 10 ms. */
+	EXPECT_LT(at[1], at[2]) TH_LOG("%s", r->out);
+	EXPECT_LT(at[2], at[0]) TH_LOG("%s", r->out);
+
+	ASSERT_EQ(0, GETDELAYS(r, "-D", "threads", "-t", id, "-s", "pid", "-n", "2"));
+	EXPECT_EQ(2, table_pids(r->out, pids, 64)) TH_LOG("%s", r->out);
+	EXPECT_EQ(getpid(), pids[0]);
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-D", "threads", "-t", id));
+	EXPECT_EQ(4, json_lines(r->out)) TH_LOG("%s", r->out);
+	for (i = 0; i < 3; i++)
+		worker_stop(&w[i]);
+	free(r);
+}
+
+/* Dumps of processes and CPUs, as JSON. */
+TEST_F(recount, dump_json)
+{
+	struct run *r = new_run();
+	char want[64];
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-D", "processes")) TH_LOG("%s", r->err);
+	EXPECT_GT(json_lines(r->out), 1) TH_LOG("%s", r->out);
+	snprintf(want, sizeof(want), "\"type\":\"process\",\"tgid\":%d,", getpid());
+	EXPECT_NE(NULL, strstr(r->out, want));
+
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-D", "cpus")) TH_LOG("%s", r->err);
+	EXPECT_EQ(get_nprocs_conf(), json_lines(r->out)) TH_LOG("%s", r->out);
+
+	ASSERT_EQ(0, GETDELAYS(r, "-D", "cpus", "-s", "busy%")) TH_LOG("%s", r->err);
+	EXPECT_EQ(0, strncmp(r->out, " CPU KIND", 9)) TH_LOG("%s", r->out);
+	free(r);
+}
+
+/* Fork a child that exits with @code on @cpu; returns its pid once reaped. */
+static pid_t exit_on(int cpu, int code)
+{
+	pid_t pid = fork();
+	cpu_set_t set;
+
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(100);
+		_exit(code);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/*
+ * Listener mode with a cpumask: the exits on CPU 1 are printed, those on
+ * CPU 0 not; without -l, getdelays stops when a process is over.
+ */
+TEST_F(recount, listener_cpumask)
+{
+	struct run *r = new_run();
+	char *const argv[] = { "getdelays", "--json", "-m", "1", NULL };
+	unsigned long long v;
+	char want[64], unwanted[64];
+	pid_t on0, on1;
+
+	if (get_nprocs() < 2)
+		SKIP(free(r); return, "needs two CPUs");
+	ASSERT_EQ(0, start(r, argv));
+	ASSERT_TRUE(wait_for(r, "listening for exits on CPUs 1")) TH_LOG("%s", r->err);
+	on0 = exit_on(0, 4);
+	on1 = exit_on(1, 5);
+	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	ASSERT_GE(json_lines(r->out), 2) TH_LOG("%s", r->out);
+	snprintf(want, sizeof(want), "\"type\":\"process\",\"tgid\":%d,", on1);
+	snprintf(unwanted, sizeof(unwanted), "\"tgid\":%d,", on0);
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	EXPECT_EQ(NULL, strstr(r->out, unwanted)) TH_LOG("%s", r->out);
+	/* The last record is the process's, with the exit code. */
+	v = 0;
+	EXPECT_NE(NULL, strstr(strstr(r->out, want), "\"exit\":{\"code\":1280,"));
+	EXPECT_TRUE(json_member_u64(strstr(r->out, want) - 1, "start_time_ns", &v) && v > 0);
+	free(r);
+}
+
+/* Listener mode: a table by default, -w writes JSON lines to a file. */
+TEST_F(recount, listener_table_and_file)
+{
+	struct run *r = new_run();
+	char file[] = "/tmp/getdelays-XXXXXX", cpus[16], want[32], *text;
+	char *const argv[] = { "getdelays", "-m", cpus, "-w", file, "-r", "256K", "-v", NULL };
+	int fd, lines;
+	pid_t pid;
+	FILE *f;
+
+	fd = mkstemp(file);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	ASSERT_EQ(0, start(r, argv));
+	/* The kernel doubles the size asked, for its bookkeeping. */
+	ASSERT_TRUE(wait_for(r, "(receive buffer 524288 bytes)")) TH_LOG("%s", r->err);
+	pid = exit_on(0, 0);
+	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	/* -v prints whole records; the file has them as JSON. */
+	snprintf(want, sizeof(want), "exit of process %d (", pid);
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	text = calloc(1, 1 << 16);
+	f = fopen(file, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_GT(fread(text, 1, (1 << 16) - 1, f), 0);
+	fclose(f);
+	unlink(file);
+	lines = json_lines(text);
+	EXPECT_GE(lines, 2) TH_LOG("%s", text);
+	snprintf(want, sizeof(want), "\"tgid\":%d,", pid);
+	EXPECT_NE(NULL, strstr(text, want));
+	free(text);
+
+	/* Without -v, a row per record under a header. */
+	cpus[0] = '0';
+	cpus[1] = '\0';
+	{
+		char *const argv2[] = { "getdelays", "-m", "0", NULL };
+
+		ASSERT_EQ(0, start(r, argv2));
+		ASSERT_TRUE(wait_for(r, "listening"));
+		pid = exit_on(0, 2);
+		ASSERT_EQ(0, finish(r));
+		EXPECT_EQ(0, strncmp(r->out, "EXIT        PID", 15)) TH_LOG("%s", r->out);
+		/* A process record has no thread id: "-" stands in the PID column. */
+		snprintf(want, sizeof(want), "process       - %7d ", pid);
+		EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	}
+	free(r);
+}
+
+/*
+ * A listener that cannot keep up is told how many records it missed: stop
+ * it, let exits overflow its tiny buffer, let it go on.
+ */
+TEST_F(recount, listener_reports_missed)
+{
+	struct run *r = new_run();
+	unsigned long long missed = 0, v;
+	char cpus[16], *line;
+	char *const argv[] = { "getdelays", "--json", "-l", "-r", "1", "-m", cpus, NULL };
+	int i;
+
+	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	ASSERT_EQ(0, start(r, argv));
+	ASSERT_TRUE(wait_for(r, "listening"));
+	kill(r->pid, SIGSTOP);
+	for (i = 0; i < 50; i++)
+		exit_on(i % get_nprocs(), 0);
+	kill(r->pid, SIGCONT);
+	for (i = 0; i < 50; i++)
+		pump(r, 10);
+	/* The next record after the overflow carries the count. */
+	exit_on(0, 0);
+	for (i = 0; i < 50; i++)
+		pump(r, 10);
+	kill(r->pid, SIGTERM);
+	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	ASSERT_GT(json_lines(r->out), 0) TH_LOG("%s", r->out);
+	for (line = r->out; line && *line; line = strchr(line, '\n') + 1) {
+		const char *exit = strstr(line, "\"exit\":");
+
+		if (exit && json_member_u64(exit + 7, "missed", &v))
+			missed += v;
+		if (!strchr(line, '\n'))
+			break;
+	}
+	EXPECT_GT(missed, 0) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->err, "missed")) TH_LOG("%s", r->err);
+	free(r);
+}
+
+/* Write @value to the sysctl @path, returning its old value. */
+static int sysctl_swap(const char *path, int value)
+{
+	FILE *f = fopen(path, "r+");
+	int old = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%d\n", value);
+	fclose(f);
+	return old;
+}
+
+/* -d, -i, -q: taskstats' figures next to recount's, in each mode. */
+TEST_F(recount, taskstats_figures)
+{
+	struct run *r = new_run();
+	unsigned long long v;
+	const char *ts;
+	struct worker w;
+	char id[16];
+	size_t len;
+	int old;
+
+	old = sysctl_swap("/proc/sys/kernel/task_delayacct", 1);
+	if (old < 0)
+		SKIP(free(r); return, "no delay accounting (CONFIG_TASK_DELAY_ACCT=n)");
+	ASSERT_EQ(0, worker_start(&w, work_spin_kernel, 20 * NSEC_PER_MSEC, -1));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-d", "-i", "-q", "-p", num(id, w.tid)))
+		TH_LOG("%s", r->err);
+	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	ts = json_member(r->out, "taskstats", &len);
+	ASSERT_NE(NULL, ts) TH_LOG("%s", r->out);
+	EXPECT_TRUE(json_member_u64(ts, "version", &v) && v >= 14) TH_LOG("%.*s", (int)len, ts);
+	EXPECT_NE(NULL, strstr(ts, "\"delays\":{\"cpu\":{\"count\":"));
+	/* The worker read zeroes in syscalls. */
+	EXPECT_TRUE(json_member_u64(json_member(ts, "io", &len), "read_char", &v) && v > 0);
+	EXPECT_NE(NULL, strstr(ts, "\"voluntary\":"));
+
+	ASSERT_EQ(0, GETDELAYS(r, "-d", "-p", id));
+	EXPECT_NE(NULL, strstr(r->out, "\n  delays ")) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "waiting for a CPU"));
+
+	EXPECT_EQ(0, GETDELAYS(r, "--json", "-q", "-c", "true"));
+	EXPECT_NE(NULL, strstr(r->out, "\"context_switches\":")) TH_LOG("%s", r->out);
+
+	/* An unprivileged user reads recount, and is told why not taskstats. */
+	r->uid = 65534;
+	EXPECT_EQ(0, GETDELAYS(r, "--json", "-d", "-c", "true"));
+	r->uid = 0;
+	EXPECT_NE(NULL, strstr(r->out, "\"taskstats\":{\"error\":\"permission denied: taskstats"))
+		TH_LOG("%s %s", r->out, r->err);
+	EXPECT_NE(NULL, strstr(r->out, " requests need CAP_NET_ADMIN\"}"))
+		TH_LOG("%s %s", r->out, r->err);
+	worker_stop(&w);
+	sysctl_swap("/proc/sys/kernel/task_delayacct", old);
+	free(r);
+}
+
+/* In listener mode too, paired with taskstats' exit records. */
+TEST_F(recount, taskstats_in_listener_mode)
+{
+	struct run *r = new_run();
+	char *const argv[] = { "getdelays", "--json", "-i", "-m", "0", NULL };
+	char want[64];
+	pid_t pid;
+
+	ASSERT_EQ(0, start(r, argv));
+	ASSERT_TRUE(wait_for(r, "listening"));
+	pid = exit_on(0, 0);
+	ASSERT_EQ(0, finish(r));
+	snprintf(want, sizeof(want), "\"type\":\"thread\",\"pid\":%d,", pid);
+	ASSERT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(strstr(r->out, want), "\"io\":{\"read_char\":"))
+		TH_LOG("%s", r->out);
+	free(r);
+}
+
+/* Errors a person understands, and the documented exit codes. */
+TEST_F(recount, errors)
+{
+	struct run *r = new_run();
+	char beyond[16];
+
+	EXPECT_EQ(3, GETDELAYS(r, "-p", "4194304"));
+	EXPECT_NE(NULL, strstr(r->err, "thread 4194304: no such thread")) TH_LOG("%s", r->err);
+	EXPECT_EQ(3, GETDELAYS(r, "-C", "99999"));
+	EXPECT_NE(NULL, strstr(r->err, "cpu 99999")) TH_LOG("%s", r->err);
+	EXPECT_EQ(1, GETDELAYS(r, "-m", "1-"));
+	EXPECT_NE(NULL, strstr(r->err, "not a CPU list")) TH_LOG("%s", r->err);
+	snprintf(beyond, sizeof(beyond), "%d", get_nprocs_conf() + 100);
+	/* The kernel's reason: beyond the CPUs there can be, or not possible. */
+	EXPECT_EQ(1, GETDELAYS(r, "-m", beyond));
+	EXPECT_NE(NULL, strstr(r->err, "cannot listen to CPUs")) TH_LOG("%s", r->err);
+	EXPECT_TRUE(strstr(r->err, "beyond the CPUs there can be") ||
+		    strstr(r->err, "are not possible")) TH_LOG("%s", r->err);
+	EXPECT_EQ(1, GETDELAYS(r, "-x"));
+	EXPECT_NE(NULL, strstr(r->err, "unknown option")) TH_LOG("%s", r->err);
+
+	r->uid = 65534;
+	EXPECT_EQ(4, GETDELAYS(r, "-p", "1"));
+	r->uid = 0;
+	EXPECT_NE(NULL, strstr(r->err, "permission denied")) TH_LOG("%s", r->err);
+
+	EXPECT_EQ(0, GETDELAYS(r, "--help"));
+	EXPECT_NE(NULL, strstr(r->out, "Exit status:"));
+	free(r);
+}
+
+/* Switched off by sysctl, recount's figures are frozen, and getdelays says so. */
+TEST_F(recount, says_when_recount_is_off)
+{
+	struct run *r = new_run();
+	char id[16];
+
+	ASSERT_EQ(0, recount_sysctl_set(0));
+	GETDELAYS(r, "--json", "-t", num(id, getpid()));
+	ASSERT_EQ(0, recount_sysctl_set(1));
+	EXPECT_EQ(0, r->status) TH_LOG("%s", r->err);
+	EXPECT_NE(NULL, strstr(r->out, "\"disabled\":true")) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->err, "recount is off")) TH_LOG("%s", r->err);
+	free(r);
+}
+
+TEST_HARNESS_MAIN
