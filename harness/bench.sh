@@ -14,12 +14,17 @@
 #             kernel differs from one boot to the next, the noise of the
 #             comparisons across kernels.
 # harness/bench-report.py makes the tables: out/bench/$ARCH.{md,json}.
-# QUICK=1 runs fewer and shorter rounds (and, with BENCH_KERNELS=recount,
-# boots only the recount kernel).
+# QUICK=1 runs fewer and shorter rounds and no second boot; BENCH_KERNELS
+# chooses the kernels (BENCH_KERNELS=recount boots only the recount kernel).
 . "$(dirname "$0")/lib.sh"
 
-kernels=${BENCH_KERNELS:-recount norecount vtime reboot}
 quick=${QUICK:-}
+# QUICK=1 skips the second boot that measures the noise between boots.
+if [ -n "$quick" ]; then
+	kernels=${BENCH_KERNELS:-recount norecount vtime}
+else
+	kernels=${BENCH_KERNELS:-recount norecount vtime reboot}
+fi
 bdir=$OUT/bench
 mkdir -p "$bdir"
 # The same guest for every kernel: the recount build's initramfs.

@@ -377,14 +377,14 @@ static void section_cost(void)
 		double v[NR_STATES][64] = {};
 
 		/* A warm-up, not counted. */
-		wl->fn(wl->n / 10 + 1);
+		wl->fn(wl->n / 20 + 1);
 		for (r = 0; r < runs; r++) {
 			for (s = 0; s < nstates; s++) {
 				/* Rotate the order, run after run. */
 				enum state st = states[(s + r) % nstates];
 
 				set_state(st);
-				v[st][r] = wl->fn(wl->n);
+				v[st][r] = wl->fn(quick ? wl->n / 2 : wl->n);
 			}
 		}
 		for (s = 0; s < nstates; s++)
@@ -878,7 +878,9 @@ static void section_exits(void)
 	 * the last time with listeners that take 2 ms per record.
 	 */
 	static const long rates[] = { 200, 1000, 0, 0 };
-	long n = quick ? 1000 : 4000;
+	long n = quick ? 500 : 4000;
+	/* Time for the listeners to drain, before and after the last exit. */
+	useconds_t settle = quick ? 300000 : 1000000;
 	char cpus[32];
 	int ri;
 
@@ -920,9 +922,9 @@ static void section_exits(void)
 			pthread_join(creators[k], NULL);
 		t = now_ns() - t;
 		/* A last exit carries the count of records missed before it. */
-		sleep(1);
+		usleep(settle);
 		storm_creator(&last_storm);
-		sleep(1);
+		usleep(settle);
 		__atomic_store_n(&rc.stop, true, __ATOMIC_RELEASE);
 		__atomic_store_n(&tc.stop, true, __ATOMIC_RELEASE);
 		pthread_join(lr, NULL);
