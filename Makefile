@@ -3,7 +3,7 @@
 # Every target installs what it needs first (harness/deps.sh). See README.md.
 
 ARCH ?= x86_64
-export ARCH CMD GUEST_FILES FORCE KEEP_TREE TEST_ARCHS QUICK BENCH_KERNELS
+export ARCH CMD GUEST_FILES FORCE KEEP_TREE TEST_ARCHS QUICK BENCH_KERNELS DEBUG
 
 H := harness
 

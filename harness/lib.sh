@@ -40,7 +40,9 @@ arm64)
 	exit 2
 	;;
 esac
-AOUT=$OUT/$ARCH
+# DEBUG=1 builds and boots a debug kernel (harness/config/debug.config) in
+# its own directory.
+AOUT=$OUT/$ARCH${DEBUG:+-debug}
 BUILD=$AOUT/build
 
 msg() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -13,9 +13,10 @@ import sys
 
 BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
                  r"possible circular locking|possible recursive locking|"
-                 r"inconsistent lock state|lockdep|KASAN|UBSAN|KCSAN|"
+                 r"inconsistent lock state|DEBUG_LOCKS_WARN_ON|"
+                 r"lockdep is turned off|KASAN|UBSAN|KCSAN|ODEBUG:|"
                  r"rcu: INFO|RCU stall|self-detected stall|"
-                 r"unreferenced object|kmemleak|Call Trace:")
+                 r"unreferenced object|suspected memory leak|Call Trace:")
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 TAP = re.compile(r"^(ok|not ok) (\d+) (\S+)(.*)$")
 KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")

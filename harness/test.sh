@@ -65,9 +65,13 @@ for arch in $archs; do
 		fail=$((fail + 1))
 		continue
 	fi
-	ARCH=$arch QUIET=1 "$HARNESS/boot.sh" test "${TEST_TIMEOUT:-1200}" || true
-	count < <(python3 "$HARNESS/results.py" "$arch" "$OUT/$arch/serial-test.log" \
-		"$OUT/$arch/selftests")
+	aout=$OUT/$arch${DEBUG:+-debug}
+	# Debug kernels run several times slower, and need room for KASAN.
+	limit=${TEST_TIMEOUT:-1200}
+	[ -z "${DEBUG:-}" ] || limit=${TEST_TIMEOUT:-3000}
+	ARCH=$arch QUIET=1 QEMU_MEM=${DEBUG:+2G} "$HARNESS/boot.sh" test "$limit" || true
+	count < <(python3 "$HARNESS/results.py" "$arch${DEBUG:+-debug}" \
+		"$aout/serial-test.log" "$aout/selftests")
 done
 
 echo

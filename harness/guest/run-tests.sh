@@ -12,4 +12,15 @@ for t in /recount/tests/*_test; do
 	echo "RECOUNT-TEST-END $name $rc"
 	[ $rc = 0 ] || [ $rc = 4 ] || status=1
 done
+# Debug kernels: what kmemleak finds after the tests is a leak (the log
+# check fails the run on its report).
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo "RECOUNT-KMEMLEAK scanning"
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+	echo "RECOUNT-KMEMLEAK done"
+fi
 exit $status

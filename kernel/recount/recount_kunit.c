@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
@@ -188,10 +189,11 @@ static void recount_test_kind_of_capacity(struct kunit *test)
 }
 
 /*
- * The reader runs until it had to retry this many reads (it read while the
- * writer wrote), or for 10 seconds.
+ * The reader runs until it has had to retry this many reads (it read while
+ * the writer wrote) and completed as many, or for 10 seconds.
  */
 #define RECOUNT_TEST_RETRIES	100
+#define RECOUNT_TEST_READS	100
 
 struct recount_test_race {
 	struct recount_track track[2];
@@ -226,6 +228,12 @@ static int recount_test_writer(void *data)
 		recount_seq_write_fence();
 		recount_seq_write_end(&race->track[1].seq);
 		recount_seq_write_end(&race->track[0].seq);
+		/*
+		 * Real writers pause between updates: on a slow (debug,
+		 * emulated) kernel a writer that never did would starve the
+		 * reader, whose copy takes longer than an update.
+		 */
+		ndelay(500);
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -298,7 +306,8 @@ static void recount_test_track_read_race(struct kunit *test)
 			reads++;
 		}
 		cond_resched();
-	} while (retries < RECOUNT_TEST_RETRIES && ktime_get_ns() < deadline);
+	} while ((retries < RECOUNT_TEST_RETRIES || reads < RECOUNT_TEST_READS) &&
+		 ktime_get_ns() < deadline);
 
 	WRITE_ONCE(race->stop, true);
 	kthread_stop(writer);

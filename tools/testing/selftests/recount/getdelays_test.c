@@ -135,6 +135,29 @@ static int finish(struct run *r)
 	return r->status;
 }
 
+/* Wait until @what shows in the output; false after 10 s. */
+static bool wait_out(struct run *r, const char *what)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !strstr(r->out, what); i++)
+		if (!pump(r, 10))
+			break;
+	return strstr(r->out, what);
+}
+
+/*
+ * Stop a listener with -l once @what shows: other exits on its CPUs (a
+ * shell's, a timeout's watcher) may come first.
+ */
+static int stop_listener(struct run *r, const char *what)
+{
+	bool seen = wait_out(r, what);
+
+	kill(r->pid, SIGINT);
+	return finish(r) || !seen ? -1 : 0;
+}
+
 /* Run getdelays with @argv to its end: its exit status, or -1. */
 static int run_to_end(struct run *r, char *const argv[])
 {
@@ -361,7 +384,7 @@ static pid_t exit_on(int cpu, int code)
 TEST_F(recount, listener_cpumask)
 {
 	struct run *r = new_run();
-	char *const argv[] = { "getdelays", "--json", "-m", "1", NULL };
+	char *const argv[] = { "getdelays", "--json", "-l", "-m", "1", NULL };
 	unsigned long long v;
 	char want[64], unwanted[64];
 	pid_t on0, on1;
@@ -372,11 +395,11 @@ TEST_F(recount, listener_cpumask)
 	ASSERT_TRUE(wait_for(r, "listening for exits on CPUs 1")) TH_LOG("%s", r->err);
 	on0 = exit_on(0, 4);
 	on1 = exit_on(1, 5);
-	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
-	ASSERT_GE(json_lines(r->out), 2) TH_LOG("%s", r->out);
 	snprintf(want, sizeof(want), "\"type\":\"process\",\"tgid\":%d,", on1);
 	snprintf(unwanted, sizeof(unwanted), "\"tgid\":%d,", on0);
-	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	/* Exits on CPU 1 only: on0's came first, on1's last. */
+	ASSERT_EQ(0, stop_listener(r, want)) TH_LOG("%s\n%s", r->out, r->err);
+	ASSERT_GE(json_lines(r->out), 2) TH_LOG("%s", r->out);
 	EXPECT_EQ(NULL, strstr(r->out, unwanted)) TH_LOG("%s", r->out);
 	/* The last record is the process's, with the exit code. */
 	v = 0;
@@ -390,7 +413,8 @@ TEST_F(recount, listener_table_and_file)
 {
 	struct run *r = new_run();
 	char file[] = "/tmp/getdelays-XXXXXX", cpus[16], want[32], *text;
-	char *const argv[] = { "getdelays", "-m", cpus, "-w", file, "-r", "256K", "-v", NULL };
+	char *const argv[] = { "getdelays", "-m", cpus, "-l", "-w", file, "-r", "256K", "-v",
+			       NULL };
 	int fd, lines;
 	pid_t pid;
 	FILE *f;
@@ -403,10 +427,9 @@ TEST_F(recount, listener_table_and_file)
 	/* The kernel doubles the size asked, for its bookkeeping. */
 	ASSERT_TRUE(wait_for(r, "(receive buffer 524288 bytes)")) TH_LOG("%s", r->err);
 	pid = exit_on(0, 0);
-	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
 	/* -v prints whole records; the file has them as JSON. */
 	snprintf(want, sizeof(want), "exit of process %d (", pid);
-	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	ASSERT_EQ(0, stop_listener(r, want)) TH_LOG("%s\n%s", r->out, r->err);
 	text = calloc(1, 1 << 16);
 	f = fopen(file, "r");
 	ASSERT_NE(NULL, f);
@@ -423,16 +446,15 @@ TEST_F(recount, listener_table_and_file)
 	cpus[0] = '0';
 	cpus[1] = '\0';
 	{
-		char *const argv2[] = { "getdelays", "-m", "0", NULL };
+		char *const argv2[] = { "getdelays", "-m", "0", "-l", NULL };
 
 		ASSERT_EQ(0, start(r, argv2));
 		ASSERT_TRUE(wait_for(r, "listening"));
 		pid = exit_on(0, 2);
-		ASSERT_EQ(0, finish(r));
-		EXPECT_EQ(0, strncmp(r->out, "EXIT        PID", 15)) TH_LOG("%s", r->out);
 		/* A process record has no thread id: "-" stands in the PID column. */
 		snprintf(want, sizeof(want), "process       - %7d ", pid);
-		EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+		ASSERT_EQ(0, stop_listener(r, want)) TH_LOG("%s", r->out);
+		EXPECT_EQ(0, strncmp(r->out, "EXIT        PID", 15)) TH_LOG("%s", r->out);
 	}
 	free(r);
 }
@@ -545,14 +567,15 @@ TEST_F(recount, taskstats_figures)
 TEST_F(recount, taskstats_in_listener_mode)
 {
 	struct run *r = new_run();
-	char *const argv[] = { "getdelays", "--json", "-i", "-m", "0", NULL };
+	char *const argv[] = { "getdelays", "--json", "-i", "-l", "-m", "0", NULL };
 	char want[64];
 	pid_t pid;
 
 	ASSERT_EQ(0, start(r, argv));
 	ASSERT_TRUE(wait_for(r, "listening"));
 	pid = exit_on(0, 0);
-	ASSERT_EQ(0, finish(r));
+	snprintf(want, sizeof(want), "\"type\":\"process\",\"tgid\":%d,", pid);
+	ASSERT_EQ(0, stop_listener(r, want)) TH_LOG("%s\n%s", r->out, r->err);
 	snprintf(want, sizeof(want), "\"type\":\"thread\",\"pid\":%d,", pid);
 	ASSERT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
 	EXPECT_NE(NULL, strstr(strstr(r->out, want), "\"io\":{\"read_char\":"))
