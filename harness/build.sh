@@ -14,7 +14,7 @@ msg "building Linux $ver (Debian linux-source-6.12 $deb) + recount for $ARCH"
 frag=$AOUT/kernel.fragment
 cat "$HARNESS/config/base.config" "$HARNESS/config/$ARCH.config" \
     "$TREE/tools/testing/selftests/recount/config" > "$frag.new"
-for f in ${EXTRA_CONFIG:-} ${DEBUG:+$HARNESS/config/debug.config}; do cat "$f" >> "$frag.new"; done
+for f in ${EXTRA_CONFIG:-} ${VARIANT:+$HARNESS/config/$VARIANT.config}; do cat "$f" >> "$frag.new"; done
 mv "$frag.new" "$frag"
 
 log=$AOUT/build.log

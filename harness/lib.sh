@@ -40,9 +40,16 @@ arm64)
 	exit 2
 	;;
 esac
-# DEBUG=1 builds and boots a debug kernel (harness/config/debug.config) in
-# its own directory.
-AOUT=$OUT/$ARCH${DEBUG:+-debug}
+# DEBUG=1 builds and boots a debug kernel (harness/config/debug.config),
+# KCSAN=1 one with the data race detector (harness/config/kcsan.config), each
+# in a directory of its own. KCSAN and KASAN do not go together.
+VARIANT=
+[ -z "${DEBUG:-}" ] || VARIANT=debug
+if [ -n "${KCSAN:-}" ]; then
+	[ -z "$VARIANT" ] || { echo "harness: DEBUG=1 and KCSAN=1 are separate kernels: pick one" >&2; exit 2; }
+	VARIANT=kcsan
+fi
+AOUT=$OUT/$ARCH${VARIANT:+-$VARIANT}
 BUILD=$AOUT/build
 
 msg() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

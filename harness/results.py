@@ -14,7 +14,7 @@ import sys
 BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
                  r"possible circular locking|possible recursive locking|"
                  r"inconsistent lock state|DEBUG_LOCKS_WARN_ON|"
-                 r"lockdep is turned off|KASAN|UBSAN|KCSAN|ODEBUG:|"
+                 r"lockdep is turned off|KASAN|UBSAN|ODEBUG:|"
                  r"rcu: INFO|RCU stall|self-detected stall|"
                  r"unreferenced object|suspected memory leak|Call Trace:")
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")

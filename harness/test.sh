@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make test: the host-side tests, then the kselftests and KUnit in QEMU on
-# every architecture of TEST_ARCHS (default: x86_64 arm64). Ends with
-# "N passed, N failed, N skipped"; fails if any test failed, if a test
+# every architecture of TEST_ARCHS (default: x86_64 arm64), on the kernel
+# DEBUG=1 or KCSAN=1 asks for; STRESS=1 stresses for STRESS_SECONDS (300).
+# Ends with "N passed, N failed, N skipped"; fails if any test failed, if a test
 # program ran fewer tests than it planned, or if a guest's kernel log has a
 # WARNING, BUG, Oops, lockdep, KASAN, RCU stall or panic line.
 . "$(dirname "$0")/lib.sh"
+STRESS_SECONDS=${STRESS_SECONDS:-300}
 
 archs=${TEST_ARCHS:-x86_64 arm64}
 results=$OUT/test-results.txt
@@ -65,13 +67,32 @@ for arch in $archs; do
 		fail=$((fail + 1))
 		continue
 	fi
-	aout=$OUT/$arch${DEBUG:+-debug}
-	# Debug kernels run several times slower, and need room for KASAN.
+	aout=$OUT/$arch${VARIANT:+-$VARIANT}
+	# Checking kernels run several times slower, and need room for KASAN;
+	# STRESS=1 runs the stress test for minutes instead of seconds.
 	limit=${TEST_TIMEOUT:-1200}
-	[ -z "${DEBUG:-}" ] || limit=${TEST_TIMEOUT:-3000}
-	ARCH=$arch QUIET=1 QEMU_MEM=${DEBUG:+2G} "$HARNESS/boot.sh" test "$limit" || true
-	count < <(python3 "$HARNESS/results.py" "$arch${DEBUG:+-debug}" \
+	[ -z "$VARIANT" ] || limit=${TEST_TIMEOUT:-3000}
+	[ -z "${STRESS:-}" ] || limit=$((limit + 2 * STRESS_SECONDS))
+	ARCH=$arch QUIET=1 QEMU_MEM=${VARIANT:+2G} \
+		BOOT_ARGS="${STRESS:+RECOUNT_STRESS_SECONDS=$STRESS_SECONDS}" \
+		"$HARNESS/boot.sh" test "$limit" || true
+	count < <(python3 "$HARNESS/results.py" "$arch${VARIANT:+-$VARIANT}" \
 		"$aout/serial-test.log" "$aout/selftests")
+	# A checker that was off found nothing: each must say it ran.
+	case "$VARIANT" in
+	debug)	checks=("kasan: KernelAddressSanitizer initialized" "Lock dependency validator"
+			"RECOUNT-KMEMLEAK done") ;;
+	kcsan)	checks=("kcsan: selftest: ([0-9]+)/\\1 tests passed") ;;
+	*)	checks=() ;;
+	esac
+	for c in "${checks[@]}"; do
+		name="$arch-$VARIANT/checker-on: $c"
+		if grep -qaE "$c" "$aout/serial-test.log"; then
+			echo "RESULTS 1 0 0"; echo "PASS $name"
+		else
+			echo "RESULTS 0 1 0"; echo "FAIL $name (not in the serial log)"
+		fi
+	done | count
 done
 
 echo

@@ -157,7 +157,7 @@ static __always_inline void recount_contention_begin(void)
  *
  * Called next to trace_contention_end(), whether the lock was taken or the
  * wait interrupted: current's lock contention time grows by the time since
- * the first recount_contention_begin() of the wait.
+ * the first recount_contention_begin() of the wait, if one began.
  */
 static __always_inline void recount_contention_end(void)
 {

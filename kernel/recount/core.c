@@ -73,9 +73,10 @@
  *
  *   Readers of other threads and CPUs use the tracks' sequence counts and
  *   never block a writer. A read of the calling thread first charges the
- *   interval in progress (recount_update_current()). A read of a CPU adds the
- *   interval in progress to the state it is in, at the time of that CPU's
- *   clock (sched_clock_cpu()), so an idle CPU's idle time is current.
+ *   interval in progress (recount_update_current()). A read of an idle CPU
+ *   adds the idle interval in progress, at the time of that CPU's clock
+ *   (sched_clock_cpu()), so its idle time is current; no value read ever
+ *   goes back (see recount_cpu_read()).
  */
 
 #include <linux/capability.h>
@@ -168,17 +169,23 @@ static __always_inline void recount_charge_thread(struct recount_cpu *rc,
  * was idle, or to nobody if it has to resynchronise; then make @snap the last
  * snapshot and @next the CPU's state.
  */
-static void recount_charge_cpu(struct recount_cpu *rc,
-			       const struct recount_snap *snap,
+static void recount_charge_cpu(struct recount_cpu *rc, struct recount_snap *snap,
 			       enum recount_cpu_state next)
 {
 	unsigned int state = rc->state;
 	struct recount_delta delta;
 
-	recount_snap_delta(&rc->snap, snap, &delta);
-
 	recount_seq_write_begin(&rc->seq);
 	recount_seq_write_fence();
+	/*
+	 * The end of an idle interval reads the clock here, inside the write
+	 * section (recount_idle_exit() passes no time): a reader that added
+	 * the interval in progress read it before, or retries, so the idle
+	 * time charged is never less than one it read (recount_cpu_read()).
+	 */
+	if (!snap->time)
+		snap->time = local_clock();
+	recount_snap_delta(&rc->snap, snap, &delta);
 
 	/* What the PMU counts in the idle loop is no thread's: it is dropped. */
 	if (state == RECOUNT_CPU_IDLE) {
@@ -405,8 +412,12 @@ void __recount_contention_begin(void)
 void __recount_contention_end(void)
 {
 	struct recount_thread *rt = &current->recount;
-	u64 time = recount_since(rt->lock_at, local_clock());
+	u64 time;
 
+	/* A mutex taken at its first try was not waited for. */
+	if (!recount_mark_valid(rt->lock_at))
+		return;
+	time = recount_since(rt->lock_at, local_clock());
 	rt->lock_at = 0;
 	if (time)
 		recount_wait_add(current, RECOUNT_WAIT_LOCK, time);
@@ -430,10 +441,17 @@ void __recount_idle_enter(void)
 void __recount_idle_exit(void)
 {
 	unsigned long flags;
+	unsigned int state;
 
 	/* The idle loop has interrupts on here; the tick must not nest. */
 	local_irq_save(flags);
-	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, true);
+	state = this_cpu_read(recount_cpus.state);
+	/*
+	 * Idle, or resynchronising if recount was switched on meanwhile: the
+	 * clock is read inside the CPU's write section (recount_charge_cpu()).
+	 */
+	recount_account(current, state == RECOUNT_CPU_IDLE || state == RECOUNT_CPU_RESYNC ?
+			0 : local_clock(), RECOUNT_CPU_KERNEL, true);
 	local_irq_restore(flags);
 }
 
@@ -532,8 +550,12 @@ void recount_process_read(struct signal_struct *sig,
  * @cpu: the CPU
  * @cu: receives its kind, usage, idle time and idle energy
  *
- * Includes the interval in progress, by the CPU's own clock: its time, and
- * its estimated energy; counters are those of the CPU's last snapshot.
+ * An idle CPU's idle time and energy include the interval in progress, by the
+ * CPU's own clock; the rest is as of the CPU's last accounting point (at most
+ * a tick old for a CPU that runs). Only idle is brought forward: the
+ * accounting point that ends an idle interval takes its time after this read
+ * did, so what it charges is never less than what was read, while one that
+ * ends a thread's interval may use a runqueue clock from before the read.
  */
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 {
@@ -548,23 +570,16 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 		cu->idle_energy = READ_ONCE(rc->idle_energy);
 		state = READ_ONCE(rc->state);
 		snap = READ_ONCE(rc->snap.time);
+		/* Before the retry check: an idle exit after it reads a later time. */
+		now = state == RECOUNT_CPU_IDLE ? sched_clock_cpu(cpu) : 0;
 	} while (recount_seq_read_retry(&rc->seq, seq));
 	cu->kind = rc->kind;
 
-	if (state == RECOUNT_CPU_RESYNC || !recount_enabled())
-		return;
-	now = sched_clock_cpu(cpu);
 	if (now <= snap)
 		return;
 	time = now - snap;
-	if (state == RECOUNT_CPU_IDLE) {
-		cu->idle_time += time;
-		cu->idle_energy += recount_energy(rc, time, true);
-		return;
-	}
-	cu->usage.level[state == RECOUNT_CPU_USER ? RECOUNT_LEVEL_USER :
-			RECOUNT_LEVEL_KERNEL].time += time;
-	cu->usage.energy += recount_energy(rc, time, false);
+	cu->idle_time += time;
+	cu->idle_energy += recount_energy(rc, time, true);
 }
 
 /**
@@ -658,13 +673,24 @@ void recount_thread_dead(struct task_struct *t)
 
 static DEFINE_MUTEX(recount_control_mutex);
 
-/* Mark @cpu's state unknown; only while no accounting point can run. */
+/*
+ * Mark @cpu's state unknown; only while no accounting point can run. An idle
+ * CPU's interval in progress is charged first: readers have been adding it
+ * (recount_cpu_read()), and what they read must not go back.
+ */
 static void recount_cpu_stop(int cpu)
 {
 	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
+	u64 now, time;
 
 	recount_seq_write_begin(&rc->seq);
 	recount_seq_write_fence();
+	now = sched_clock_cpu(cpu);
+	if (rc->state == RECOUNT_CPU_IDLE && now > rc->snap.time) {
+		time = now - rc->snap.time;
+		WRITE_ONCE(rc->idle_time, rc->idle_time + time);
+		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, time, true));
+	}
 	WRITE_ONCE(rc->state, RECOUNT_CPU_RESYNC);
 	recount_seq_write_fence();
 	recount_seq_write_end(&rc->seq);

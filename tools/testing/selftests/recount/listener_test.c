@@ -407,18 +407,6 @@ TEST_F(recount, listener_in_pid_namespace)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-/* Write @s to the file @path; returns 0 or -1. */
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /*
  * An unprivileged container: a user namespace, a network namespace and a pid
  * namespace, made by nobody. Its init registers a listener with no privilege

@@ -34,6 +34,15 @@ static inline unsigned long long now_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* The calling thread's CPU time, as the scheduler counts it. */
+static inline unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static inline void sleep_ns(unsigned long long ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
@@ -159,18 +168,24 @@ static inline int write_without_cap_sys_admin(const char *path, const char *valu
 	return -WEXITSTATUS(status);
 }
 
-/* Write kernel.recount; returns 0 or -errno. */
-static inline int recount_sysctl_set(int on)
+/* Write @s to the file @path, as echo does; returns 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
 {
-	int fd = open(RECOUNT_SYSCTL, O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	int ret = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, on ? "1\n" : "0\n", 2) != 2)
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* Write kernel.recount; returns 0 or -errno. */
+static inline int recount_sysctl_set(int on)
+{
+	return write_file(RECOUNT_SYSCTL, on ? "1\n" : "0\n");
 }
 
 /*

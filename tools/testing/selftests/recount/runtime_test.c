@@ -5,8 +5,9 @@
  * Each test forces one cause of waiting from user space and checks that the
  * matching time grows by what was forced: page faults held up by a
  * userfaultfd handler, a pipe's mutex held by a writer stuck in such a fault,
- * two threads sharing one CPU. And the versioned struct recount_task_runtime
- * gives every client exactly the layout it asked for.
+ * two threads sharing one CPU; a free mutex is no contention. And the
+ * versioned struct recount_task_runtime gives every client exactly the
+ * layout it asked for.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -223,6 +224,31 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	EXPECT_LE(lock, 300 * MS);
 	/* The wait was for the mutex, not a fault of its own (those are brief). */
 	EXPECT_LT(b.runtime.fault - a.runtime.fault, 10 * MS);
+}
+
+/*
+ * Taking a free mutex is no contention. A pipe's reads and writes each take
+ * its mutex, here never contended; on a kernel with CONFIG_DEBUG_LOCK_ALLOC
+ * every mutex_lock() goes the way a contended one does.
+ */
+TEST_F(recount, free_mutex_is_no_contention)
+{
+	struct rnl_record a, b;
+	char buf[64] = "";
+	int fds[2], i;
+
+	ASSERT_EQ(0, pipe(fds));
+	GET(RECOUNT_A_PID, sys_gettid(), &a);
+	for (i = 0; i < 10000; i++) {
+		ASSERT_EQ(sizeof(buf), write(fds[1], buf, sizeof(buf)));
+		ASSERT_EQ(sizeof(buf), read(fds[0], buf, sizeof(buf)));
+	}
+	GET(RECOUNT_A_PID, sys_gettid(), &b);
+	close(fds[0]);
+	close(fds[1]);
+
+	ASSERT_TRUE(b.runtime.has);
+	EXPECT_EQ(0, b.runtime.lock - a.runtime.lock);
 }
 
 /*

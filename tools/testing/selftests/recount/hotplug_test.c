@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: CPU hotplug.
+ *
+ * CPUs go offline and come back in a loop while the threads of a child
+ * process run and migrate between them and a reader dumps every CPU and the
+ * process. No value any reader sees ever decreases; a CPU is charged nothing
+ * while it is offline; and once the child is at rest nothing was lost or
+ * counted twice: the process is exactly its live thread and its exited
+ * threads, per kind as in total, and its exited threads at least what their
+ * exit records said.
+ *
+ * RECOUNT_HOTPLUG_ROUNDS=<n> sets how many times each CPU goes offline.
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/sysinfo.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+#include "recount_check.h"
+
+#define WORKERS		6
+#define MAX_CPUS	64
+
+static int set_online(int cpu, bool on)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, on ? "1" : "0");
+}
+
+/* The child: workers that spin at both levels and hop between CPUs. */
+struct child_ctl {
+	atomic_int stop;
+	int ncpus;
+};
+
+static void *churn(void *p)
+{
+	struct child_ctl *ctl = p;
+	unsigned int r = sys_gettid();
+	cpu_set_t set;
+
+	while (!atomic_load(&ctl->stop)) {
+		spin_user(2 * NSEC_PER_MSEC);
+		spin_kernel(NSEC_PER_MSEC);
+		/* CPU 0 never goes offline: no affinity is ever broken. */
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		CPU_SET(rand_r(&r) % ctl->ncpus, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	return NULL;
+}
+
+static void run_child(struct child_ctl *ctl, int done_fd, int go_fd)
+{
+	pthread_t th[WORKERS];
+	char c = 'd';
+	int i;
+
+	for (i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, churn, ctl))
+			_exit(1);
+	for (i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	if (write(done_fd, &c, 1) != 1)
+		_exit(1);
+	/* At rest until the parent has read everything. */
+	if (read(go_fd, &c, 1) != 1)
+		_exit(1);
+	_exit(0);
+}
+
+/* The reader: every CPU and the child, again and again; nothing decreases. */
+struct reader {
+	pthread_t thread;
+	pid_t child;
+	atomic_int stop;
+	unsigned long dumps, regressions;
+	char first[200];
+	struct rnl_usage last[MAX_CPUS];
+	bool seen[MAX_CPUS];
+};
+
+static void check_cpu(const struct rnl_record *rec, void *arg)
+{
+	struct reader *rd = arg;
+	const char *m;
+
+	if (!rec->has_cpu || rec->cpu >= MAX_CPUS)
+		return;
+	m = rd->seen[rec->cpu] ? rnl_usage_exceeds(&rd->last[rec->cpu], &rec->usage) : NULL;
+	if (m && !rd->regressions++)
+		snprintf(rd->first, sizeof(rd->first), "cpu %u: %s decreased", rec->cpu, m);
+	rd->last[rec->cpu] = rec->usage;
+	rd->seen[rec->cpu] = true;
+}
+
+static void *reader_main(void *p)
+{
+	struct reader *rd = p;
+	struct rnl_usage proc = {};
+	struct rnl_reply r;
+	struct rnl nl;
+	int intr, multi;
+	const char *m;
+
+	if (rnl_open(&nl))
+		return NULL;
+	while (!atomic_load(&rd->stop)) {
+		if (rnl_dump(&nl, RECOUNT_SCOPE_CPUS, 0, check_cpu, rd, &intr, &multi, &r) == 0)
+			rd->dumps++;
+		if (rnl_get(&nl, RECOUNT_A_TGID, rd->child, &r))
+			continue;
+		m = rnl_usage_exceeds(&proc, &r.rec.usage);
+		if (m && !rd->regressions++)
+			snprintf(rd->first, sizeof(rd->first), "process: %s decreased", m);
+		proc = r.rec.usage;
+	}
+	rnl_close(&nl);
+	return NULL;
+}
+
+struct cpu_sums {
+	__u64 time[MAX_CPUS];
+};
+
+static void sum_cpu(const struct rnl_record *rec, void *arg)
+{
+	struct cpu_sums *s = arg;
+
+	if (rec->has_cpu && rec->cpu < MAX_CPUS)
+		s->time[rec->cpu] = rec->usage.user + rec->usage.kernel + rec->usage.idle;
+}
+
+static int rounds(void)
+{
+	const char *env = getenv("RECOUNT_HOTPLUG_ROUNDS");
+
+	return env ? atoi(env) : 10;
+}
+
+TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
+{
+	int ncpus = get_nprocs_conf(), go[2], done[2], intr, multi, i, cpu, err = 0;
+	unsigned long long offline[MAX_CPUS] = {}, t0, t1, elapsed;
+	struct cpu_sums before = {}, after = {};
+	struct rnl_record proc, main_thr, rec;
+	struct rnl_usage records = {}, live_and_exited;
+	struct child_ctl *ctl;
+	struct reader *rd;
+	int nrecords = 0, bad_cpu = -1;
+	__u64 missed = 0;
+	struct rnl_reply r;
+	struct rnl ls;
+	char c, mask[16];
+	pid_t child;
+
+	if (ncpus < 2)
+		SKIP(return, "one CPU: nothing to take offline");
+	ASSERT_LE(ncpus, MAX_CPUS);
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
+		     strerror(errno));
+
+	/* Exit records of the child's threads, none lost. */
+	ASSERT_EQ(0, rnl_open(&ls));
+	i = 4 << 20;
+	setsockopt(ls.fd, SOL_SOCKET, SO_RCVBUFFORCE, &i, sizeof(i));
+	snprintf(mask, sizeof(mask), "0-%d", ncpus - 1);
+	ASSERT_EQ(0, rnl_listen(&ls, true, mask, &r)) TH_LOG("%s", r.extack);
+
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	ctl->ncpus = ncpus;
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0)
+		run_child(ctl, done[1], go[0]);
+
+	rd = calloc(1, sizeof(*rd));
+	ASSERT_NE(NULL, rd);
+	rd->child = child;
+	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_CPUS, 0, sum_cpu, &before, &intr, &multi,
+			      &r));
+	t0 = now_ns();
+	ASSERT_EQ(0, pthread_create(&rd->thread, NULL, reader_main, rd));
+
+	/* No assertion until every CPU is back online. */
+	for (i = 0; i < rounds() && !err; i++) {
+		for (cpu = 1; cpu < ncpus && !err; cpu++) {
+			unsigned long long off;
+
+			err = set_online(cpu, false);
+			if (err) {
+				bad_cpu = cpu;
+				break;
+			}
+			off = now_ns();
+			sleep_ns(30 * NSEC_PER_MSEC);
+			offline[cpu] += now_ns() - off;
+			err = set_online(cpu, true);
+			if (err)
+				bad_cpu = cpu;
+			sleep_ns(10 * NSEC_PER_MSEC);
+		}
+	}
+	for (cpu = 1; cpu < ncpus; cpu++)
+		set_online(cpu, true);
+	ASSERT_EQ(0, err) TH_LOG("cpu %d: %s", bad_cpu, strerror(-err));
+
+	atomic_store(&rd->stop, 1);
+	pthread_join(rd->thread, NULL);
+	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_CPUS, 0, sum_cpu, &after, &intr, &multi,
+			      &r));
+	t1 = now_ns();
+
+	/* Quiescence: the workers joined, the child's main thread blocked. */
+	atomic_store(&ctl->stop, 1);
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	AT_REST(child, &main_thr);
+	GET(RECOUNT_A_TGID, child, &proc);
+	while (rnl_next_exit(&ls, &rec, 500) == 1) {
+		missed += rec.missed;
+		if (rec.tgid != (__u32)child || !rec.has_pid)
+			continue;
+		nrecords++;
+		rnl_usage_add(&records, &rec.usage);
+	}
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(child, waitpid(child, &i, 0));
+	rnl_close(&ls);
+
+	TH_LOG("%d rounds over %d CPUs: %lu dumps read meanwhile", rounds(), ncpus - 1, rd->dumps);
+	EXPECT_GT(rd->dumps, 0);
+	EXPECT_EQ(0, rd->regressions) TH_LOG("%lu regressions, first: %s", rd->regressions,
+					     rd->first);
+	free(rd);
+
+	/* Conservation: the process is its live thread plus its exited ones. */
+	EXPECT_EQ(0, missed);
+	EXPECT_EQ(WORKERS, nrecords);
+	live_and_exited = main_thr.usage;
+	rnl_usage_add(&live_and_exited, &proc.exited);
+	EXPECT_HOLDS(rnl_usage_differs(&live_and_exited, &proc.usage));
+	EXPECT_HOLDS(rnl_kinds_differ(&proc));
+	EXPECT_HOLDS(rnl_kinds_differ(&main_thr));
+	/* A thread's record is taken in do_exit(); it runs a little after. */
+	EXPECT_HOLDS(rnl_usage_exceeds(&records, &proc.exited));
+	EXPECT_GE(records.user, 100 * NSEC_PER_MSEC);
+
+	/*
+	 * Per CPU: user + kernel + idle grew by no more than the time the CPU
+	 * was not known to be offline (within 2%, plus the reads' own time).
+	 */
+	elapsed = t1 - t0;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		__u64 grew = after.time[cpu] - before.time[cpu];
+		__u64 on = elapsed - offline[cpu];
+
+		TH_LOG("cpu %d: %llu ms of %llu ms online at most, %llu ms offline", cpu,
+		       grew / NSEC_PER_MSEC, on / NSEC_PER_MSEC, offline[cpu] / NSEC_PER_MSEC);
+		EXPECT_LE(grew, on + on / 50 + 5 * NSEC_PER_MSEC);
+	}
+}
+
+TEST_HARNESS_MAIN
