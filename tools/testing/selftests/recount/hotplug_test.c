@@ -8,7 +8,7 @@
  * while it is offline; and once the child is at rest nothing was lost or
  * counted twice: the process is exactly its live thread and its exited
  * threads, per kind as in total, and its exited threads at least what their
- * exit records said.
+ * exit records said. A CPU back online counts again, its counters too.
  *
  * RECOUNT_HOTPLUG_ROUNDS=<n> sets how many times each CPU goes offline.
  */
@@ -268,6 +268,40 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 		TH_LOG("cpu %d: %llu ms of %llu ms online at most, %llu ms offline", cpu,
 		       grew / NSEC_PER_MSEC, on / NSEC_PER_MSEC, offline[cpu] / NSEC_PER_MSEC);
 		EXPECT_LE(grew, on + on / 50 + 5 * NSEC_PER_MSEC);
+	}
+}
+
+/*
+ * A CPU that went offline and came back counts again: a thread pinned to it
+ * gains user time, and cycles and instructions where there are counters,
+ * exact ones (the CPU's perf events were recreated when it came back).
+ */
+TEST_F(recount, cpus_count_again_once_back)
+{
+	int ncpus = get_nprocs_conf(), cpu;
+	struct rnl_record rec;
+	struct worker w;
+
+	if (ncpus < 2)
+		SKIP(return, "one CPU: nothing to take offline");
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
+		     strerror(errno));
+	for (cpu = 1; cpu < ncpus; cpu++) {
+		ASSERT_EQ(0, set_online(cpu, false));
+		sleep_ns(20 * NSEC_PER_MSEC);
+		ASSERT_EQ(0, set_online(cpu, true));
+		ASSERT_EQ(0, worker_start(&w, work_spin_user, 50 * NSEC_PER_MSEC, cpu));
+		ASSERT_EQ(0, worker_run(&w));
+		AT_REST(w.tid, &rec);
+		worker_stop(&w);
+
+		EXPECT_GE(rec.usage.user, 45 * NSEC_PER_MSEC) TH_LOG("cpu %d", cpu);
+		EXPECT_EQ(0, rec.usage.inexact) TH_LOG("cpu %d", cpu);
+		if (rec.metrics & RECOUNT_METRIC_CYCLES)
+			EXPECT_GT(rec.usage.user_cycles, 0) TH_LOG("cpu %d", cpu);
+		if (rec.metrics & RECOUNT_METRIC_INSTRUCTIONS)
+			EXPECT_GT(rec.usage.user_instructions, 0) TH_LOG("cpu %d", cpu);
 	}
 }
 
