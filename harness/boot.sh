@@ -24,10 +24,14 @@ fi
 cmdline="$cmdline ${BOOT_ARGS:-}"
 case "$ARCH" in
 x86_64)
-	# etc/sercon-port=0 keeps SeaBIOS off the serial console.
+	# etc/sercon-port=0 keeps SeaBIOS off the serial console. tsc=reliable:
+	# the guest's TSC is the host's, but under TCG (slower still with a
+	# debug kernel) the clocksource watchdog's read-back delays can mark it
+	# unstable, and an unstable sched_clock stalls up to a tick, so that
+	# two back-to-back accounting points can read the same time.
 	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m "$mem"
 	      -fw_cfg name=etc/sercon-port,string=0
-	      -kernel "${KERNEL_IMAGE:-$AOUT/bzImage}" -append "console=ttyS0 $cmdline")
+	      -kernel "${KERNEL_IMAGE:-$AOUT/bzImage}" -append "console=ttyS0 tsc=reliable $cmdline")
 	;;
 arm64)
 	qemu=(qemu-system-aarch64 -M virt -cpu max -icount shift=0 -smp 4 -m "$mem"
