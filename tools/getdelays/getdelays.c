@@ -316,6 +316,18 @@ static void on_signal(int sig)
 	atomic_store_explicit(&stop, true, memory_order_relaxed);
 }
 
+/*
+ * SIGINT and SIGTERM are blocked while records are handled: one that came
+ * meanwhile waits, pending, and stops the listener before the next record.
+ */
+static bool stop_pending(void)
+{
+	sigset_t pending;
+
+	return !sigpending(&pending) &&
+	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1);
+}
+
 static int on_exit_record(const struct rc_record *r, void *arg)
 {
 	struct listener *l = arg;
@@ -323,6 +335,8 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 	const struct ts_record *tsr = NULL;
 	const char *why = x->ts_why;
 
+	if (stop_pending())
+		return 1;
 	l->received++;
 	if (r->missed) {
 		l->missed += r->missed;
@@ -359,6 +373,7 @@ static int listen_exits(struct ctx *x)
 {
 	struct listener l = { .x = x };
 	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t stop_signals, old_mask, wait_mask;
 	int err, ret = EXIT_OK;
 
 	err = rc_listen(&x->c, x->o.cpumask, true);
@@ -377,13 +392,25 @@ static int listen_exits(struct ctx *x)
 			l.kept = calloc(TS_KEEP, sizeof(*l.kept));
 		}
 	}
-	/* No SA_RESTART: a signal ends the wait, and getdelays says goodbye. */
+	/*
+	 * SIGINT and SIGTERM stop the listener, and getdelays says goodbye.
+	 * They are let in only while it waits (no SA_RESTART: they end the
+	 * wait), so that none is lost between a check and the wait; one that
+	 * comes while records are handled stops it before the next record.
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_signals, &old_mask);
+	wait_mask = old_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	fprintf(stderr, "getdelays: listening for exits on CPUs %s (receive buffer %d bytes)\n",
 		x->o.cpumask, rc_get_rcvbuf(&x->c));
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		err = rc_receive(&x->c, -1, on_exit_record, &l);
+		err = rc_receive(&x->c, -1, &wait_mask, on_exit_record, &l);
 		if (err == 1)
 			break;
 		if (err == -EINTR)
@@ -394,6 +421,7 @@ static int listen_exits(struct ctx *x)
 			break;
 		}
 	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (x->o.verbose || l.missed)
 		fprintf(stderr, "getdelays: %lu records received, %lu missed\n", l.received,
 			l.missed);

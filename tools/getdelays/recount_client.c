@@ -2,6 +2,7 @@
 /*
  * A client of the RECOUNT generic netlink family, on libnl-genl-3.
  */
+#define _GNU_SOURCE		/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <stddef.h>
@@ -554,10 +555,12 @@ static int no_seq_check(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-int rc_receive(struct rc_client *c, int timeout_ms, rc_record_fn fn, void *arg)
+int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
+	       rc_record_fn fn, void *arg)
 {
 	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
 	struct pollfd pfd = { .fd = nl_socket_get_fd(c->sk), .events = POLLIN };
+	struct timespec ts = { timeout_ms / 1000, timeout_ms % 1000 * 1000000L };
 	struct nl_cb *cb;
 	int err;
 
@@ -568,7 +571,7 @@ int rc_receive(struct rc_client *c, int timeout_ms, rc_record_fn fn, void *arg)
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
 	for (;;) {
-		err = poll(&pfd, 1, timeout_ms);
+		err = ppoll(&pfd, 1, timeout_ms < 0 ? NULL : &ts, sigmask);
 		if (err < 0) {
 			err = -errno;
 			break;

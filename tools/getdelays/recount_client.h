@@ -7,6 +7,7 @@
 #ifndef _RECOUNT_CLIENT_H
 #define _RECOUNT_CLIENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -135,9 +136,13 @@ int rc_listen(struct rc_client *c, const char *cpulist, bool reg);
 
 /*
  * Wait up to @timeout_ms (-1: forever) for exit records, calling @fn for
- * each. Returns 1 if @fn stopped, 0 on timeout, or a negative errno.
+ * each. Returns 1 if @fn stopped, 0 on timeout, or a negative errno: -EINTR
+ * if a signal came. @sigmask, if not NULL, is the signal mask while waiting,
+ * as for ppoll(): a caller that blocks the signals it stops on and lets them
+ * in only here sees each one, whenever it came.
  */
-int rc_receive(struct rc_client *c, int timeout_ms, rc_record_fn fn, void *arg);
+int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
+	       rc_record_fn fn, void *arg);
 
 /*
  * Decode the attributes of a record (a genetlink payload) into @rec.
