@@ -11,7 +11,11 @@ if [ -w /sys/kernel/debug/kcsan ]; then
 	# on_each_cpu_cond_mask(), whose smp_call_function_many_cond() reads it
 	# while switch_mm_irqs_off() on other CPUs sets and clears their bits;
 	# a stale bit costs a needless IPI or is caught by the lazy TLB checks.
-	for f in smp_call_function_many_cond; do
+	# kernel/delayacct.c, kernel/taskstats.c: taskstats sums a thread's
+	# sched_info, sum_exec_runtime, cputime and context switch counts into
+	# its process's record while the scheduler (not instrumented) updates
+	# them: "No locking available for sched_info", by design upstream.
+	for f in smp_call_function_many_cond delayacct_add_tsk tgid_stats_add_task; do
 		echo "!$f" > /sys/kernel/debug/kcsan && echo "RECOUNT-KCSAN-IGNORED $f"
 	done
 fi
