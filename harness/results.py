@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read the serial log of a guest test run and report every test in it.
 
-Prints one line per test (PASS/FAIL/SKIP <arch>/<program>/<test>) and a last
+Prints one line per test (PASS/FAIL/SKIP <arch>/<program>/<test>), a failed
+one followed by its diagnostics (the test's "# " lines, indented), and a last
 line "RESULTS <passed> <failed> <skipped>". A test program that did not run
 to its end, ran fewer tests than it planned, or is missing, counts as failed;
 so do the KUnit suite and the kernel log (WARNING, BUG, lockdep, ...).
@@ -20,6 +21,9 @@ BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 TAP = re.compile(r"^(ok|not ok) (\d+) (\S+)(.*)$")
 KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")
+# kselftest_harness.h: a test starts with "#  RUN", its diagnostics are "# ".
+RUN = re.compile(r"^#\s+RUN\s")
+MAX_DIAGNOSTICS = 30
 
 
 class Report:
@@ -27,12 +31,15 @@ class Report:
         self.arch = arch
         self.counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
 
-    def add(self, status, name, detail=""):
+    def add(self, status, name, detail="", diagnostics=()):
         self.counts[status] += 1
         line = f"{status} {self.arch}/{name}"
         if detail:
             line += f": {detail}"
         print(line)
+        if status == "FAIL":
+            for d in diagnostics[-MAX_DIAGNOSTICS:]:
+                print("    " + d)
 
 
 def status_of(result, rest):
@@ -54,10 +61,12 @@ def main():
                       and p.endswith("_test"))
     # Selftests: TAP between RECOUNT-TEST-BEGIN/END markers.
     seen = set()
+    diagnostics = []
     current = None
     for line in lines:
         if line.startswith("RECOUNT-TEST-BEGIN "):
             current = {"name": line.split()[1], "plan": None, "results": 0}
+            diagnostics = []
             seen.add(current["name"])
             continue
         if current is None:
@@ -75,13 +84,20 @@ def main():
         if re.match(r"^1\.\.\d+$", line) and current["plan"] is None:
             current["plan"] = int(line[3:])
             continue
+        if RUN.match(line):
+            diagnostics = []
+        if line.startswith("#"):
+            diagnostics.append(line)
+            continue
         m = TAP.match(line)
         if m:
             status, why = status_of(m.group(1), m.group(4))
-            rep.add(status, f"{current['name']}/{m.group(3)}", why)
+            rep.add(status, f"{current['name']}/{m.group(3)}", why, diagnostics)
             current["results"] += 1
+            diagnostics = []
     if current is not None:
-        rep.add("FAIL", current["name"], "did not finish (guest crashed or timed out)")
+        rep.add("FAIL", current["name"], "did not finish (guest crashed or timed out)",
+                diagnostics)
     for prog in expected:
         if prog not in seen:
             rep.add("FAIL", prog, "did not run")

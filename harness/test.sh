@@ -3,9 +3,10 @@
 # make test: the host-side tests, then the kselftests and KUnit in QEMU on
 # every architecture of TEST_ARCHS (default: x86_64 arm64), on the kernel
 # DEBUG=1 or KCSAN=1 asks for; STRESS=1 stresses for STRESS_SECONDS (300).
-# Ends with "N passed, N failed, N skipped"; fails if any test failed, if a test
-# program ran fewer tests than it planned, or if a guest's kernel log has a
-# WARNING, BUG, Oops, lockdep, KASAN, RCU stall or panic line.
+# Ends with the failures, each with its diagnostics, and "N passed, N failed,
+# N skipped"; fails if any test failed, if a test program ran fewer tests than
+# it planned, or if a guest's kernel log has a WARNING, BUG, Oops, lockdep,
+# KASAN, RCU stall or panic line.
 . "$(dirname "$0")/lib.sh"
 STRESS_SECONDS=${STRESS_SECONDS:-300}
 
@@ -96,6 +97,7 @@ for arch in $archs; do
 done
 
 echo
-grep '^FAIL' "$results" || true
+# Every failure again, with its diagnostics, above the count.
+awk '/^FAIL/ { show = 1; print; next } /^    / { if (show) print; next } { show = 0 }' "$results"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -188,9 +188,9 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 	rd = calloc(1, sizeof(*rd));
 	ASSERT_NE(NULL, rd);
 	rd->child = child;
+	t0 = now_ns();
 	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_CPUS, 0, sum_cpu, &before, &intr, &multi,
 			      &r));
-	t0 = now_ns();
 	ASSERT_EQ(0, pthread_create(&rd->thread, NULL, reader_main, rd));
 
 	/* No assertion until every CPU is back online. */
@@ -258,7 +258,9 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 
 	/*
 	 * Per CPU: user + kernel + idle grew by no more than the time the CPU
-	 * was not known to be offline (within 2%, plus the reads' own time).
+	 * was not known to be offline from before the first read to after the
+	 * last (within 2%, plus a tick: a running CPU's values are as of its
+	 * last accounting point, up to a tick before the first read).
 	 */
 	elapsed = t1 - t0;
 	for (cpu = 0; cpu < ncpus; cpu++) {
