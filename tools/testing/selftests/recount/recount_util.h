@@ -199,6 +199,8 @@ struct worker {
 	void (*work)(struct worker *w);
 	unsigned long long arg;
 	int cpu;		/* CPU to pin to, or -1 */
+	/* CPU time spent in the work, by the worker's own clock */
+	unsigned long long worked;
 };
 
 static void *worker_main(void *p)
@@ -218,7 +220,10 @@ static void *worker_main(void *p)
 	if (write(w->done[1], &c, 1) != 1)
 		abort();
 	while (read(w->go[0], &c, 1) == 1 && c == 'r') {
+		unsigned long long t0 = thread_cpu_ns();
+
 		w->work(w);
+		w->worked += thread_cpu_ns() - t0;
 		if (write(w->done[1], &c, 1) != 1)
 			abort();
 	}

@@ -114,7 +114,9 @@ static unsigned long long schedstat_runtime(pid_t tid)
 
 /*
  * user + kernel of a thread agrees with the scheduler's sum_exec_runtime
- * (the first field of /proc/PID/schedstat) within 2%.
+ * (the first field of /proc/PID/schedstat) within 2%: the scheduler also
+ * counts, at each wakeup on an idle CPU, the time the CPU took to leave idle
+ * (recount.rst, "What is counted where"), a few of which this leaves room for.
  */
 TEST_F(recount, agrees_with_sum_exec_runtime)
 {
