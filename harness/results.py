@@ -75,10 +75,10 @@ def main():
             parts = line.split()
             prog, rc = parts[1], parts[2]
             if current["plan"] is None:
-                rep.add("FAIL", prog, f"no TAP plan (exit status {rc})")
+                rep.add("FAIL", prog, f"no TAP plan (exit status {rc})", diagnostics)
             elif current["results"] != current["plan"]:
                 rep.add("FAIL", prog, f"ran {current['results']} of "
-                        f"{current['plan']} tests (exit status {rc})")
+                        f"{current['plan']} tests (exit status {rc})", diagnostics)
             current = None
             continue
         if re.match(r"^1\.\.\d+$", line) and current["plan"] is None:

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # harness/results.py, which decides whether a guest run passed, on a crafted
 # serial log: every test point counted, a failure shown with its own
-# diagnostics (not another test's), a program that crashed, ran short or never
-# ran counted as failed, a bad kernel log line failing the run.
+# diagnostics (not another test's), a program that crashed (with what its
+# last test said), ran short or never ran counted as failed, a bad kernel log
+# line failing the run.
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
@@ -44,7 +45,9 @@ RECOUNT-TEST-BEGIN b_test
 1..2
 #  RUN           recount.only ...
 ok 1 recount.only
-RECOUNT-TEST-END b_test 0
+#  RUN           recount.crashes ...
+# b_test.c:30:crashes:about to crash
+RECOUNT-TEST-END b_test 139
 RECOUNT-TEST-BEGIN c_test
 RECOUNT-TEST-END c_test 139
 RECOUNT-TEST-BEGIN d_test
@@ -64,7 +67,9 @@ FAIL arch/a_test/recount.second
     #          FAIL  recount.second
 SKIP arch/a_test/recount.third: no PMU here
 PASS arch/b_test/recount.only
-FAIL arch/b_test: ran 1 of 2 tests (exit status 0)
+FAIL arch/b_test: ran 1 of 2 tests (exit status 139)
+    #  RUN           recount.crashes ...
+    # b_test.c:30:crashes:about to crash
 FAIL arch/c_test: no TAP plan (exit status 139)
 FAIL arch/d_test: did not finish (guest crashed or timed out)
     #  RUN           recount.hangs ...
