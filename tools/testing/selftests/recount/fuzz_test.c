@@ -28,6 +28,7 @@
 #include <sys/sysinfo.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/taskstats.h>
 
 #include "../kselftest_harness.h"
 #include "recount_fixture.h"
@@ -38,6 +39,7 @@
 
 static unsigned long long seed;
 static __u16 family;
+static __u16 taskstats_family;	/* 0 without one */
 static int ncpus;
 static atomic_int stop;
 
@@ -225,11 +227,16 @@ static void check_msg(struct stats *st, const struct nlmsghdr *nlh, struct pendi
 	if (nlh->nlmsg_type != family) {
 		/*
 		 * A request to another family gets that family's answer, a
-		 * dump's perhaps after later requests were sent.
+		 * dump's perhaps after later requests were sent. One that
+		 * registered the socket as a taskstats listener brings it
+		 * taskstats' exit records, whose sequence numbers are
+		 * taskstats' own.
 		 */
-		if (!st->to_family[nlh->nlmsg_seq % SEQS])
+		if (!st->to_family[nlh->nlmsg_seq % SEQS] ||
+		    (taskstats_family && nlh->nlmsg_type == taskstats_family))
 			return;
-		return fail(st, "message of type %u", nlh->nlmsg_type);
+		return fail(st, "message of type %u, sequence number %u (request %u)",
+			    nlh->nlmsg_type, nlh->nlmsg_seq, pd->seq);
 	}
 	if (len < (int)(NLMSG_HDRLEN + GENL_HDRLEN))
 		return fail(st, "record without a genl header (%d bytes)", len);
@@ -501,6 +508,27 @@ static int open_socket(void)
 	return nl.fd;
 }
 
+/*
+ * Netlink parses what follows a message's length as more messages: after a
+ * header that claims less than was sent, random bytes may make requests to
+ * any family, under sequence numbers of their own. Their answers are not
+ * recount's.
+ */
+static void note_trailing(struct stats *st, const char *req, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off = 0;
+
+	while (off + NLMSG_HDRLEN <= len) {
+		nlh = (const void *)(req + off);
+		if (nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len - off)
+			break;
+		if (off)
+			st->to_family[nlh->nlmsg_seq % SEQS] = false;
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+	}
+}
+
 /* Send @len bytes of @req and a probe; check what comes back. */
 static bool fuzz_one(int fd, struct stats *st, const char *req, size_t len, __u32 seq,
 		     bool to_family)
@@ -516,6 +544,7 @@ static bool fuzz_one(int fd, struct stats *st, const char *req, size_t len, __u3
 	st->sent++;
 	st->to_family[seq % SEQS] = to_family;
 	st->to_family[(seq + 1) % SEQS] = true;
+	note_trailing(st, req, len);
 	/* Netlink refuses an empty message itself (ENODATA). */
 	if (send(fd, req, len, 0) < 0 && !(len == 0 && errno == ENODATA)) {
 		fail(st, "send: %s", strerror(errno));
@@ -676,6 +705,8 @@ FIXTURE_SETUP(fuzz)
 		SKIP(return, "the kernel has no RECOUNT netlink family (CONFIG_RECOUNT=n)");
 	ASSERT_EQ(0, err);
 	family = self->nl.family;
+	err = rnl_family_id(&self->nl, TASKSTATS_GENL_NAME, &taskstats_family);
+	ASSERT_TRUE(!err || err == -ENOENT) TH_LOG("taskstats: %s", strerror(-err));
 	ncpus = get_nprocs_conf();
 	seed = env ? strtoull(env, NULL, 0) : (unsigned long long)now_ns();
 	/* The seed goes to the TAP output, to repeat this run. */

@@ -460,8 +460,7 @@ int rnl_get_info(struct rnl *nl, struct rnl_reply *reply)
 	return rnl_transact(nl, &m, reply);
 }
 
-/* Resolve the family id with CTRL_CMD_GETFAMILY. */
-static int rnl_resolve(struct rnl *nl)
+int rnl_family_id(struct rnl *nl, const char *name, __u16 *id)
 {
 	struct rnl ctrl = { .fd = nl->fd, .family = GENL_ID_CTRL, .seq = nl->seq };
 	__u64 msgs[1024];
@@ -470,9 +469,10 @@ static int rnl_resolve(struct rnl *nl)
 	struct rnl_msg m;
 	int len;
 
+	*id = 0;
 	rnl_msg_init(&ctrl, &m, CTRL_CMD_GETFAMILY, 0);
 	((struct genlmsghdr *)(m.buf + NLMSG_HDRLEN))->version = 1;
-	rnl_put(&m, CTRL_ATTR_FAMILY_NAME, RECOUNT_FAMILY_NAME, sizeof(RECOUNT_FAMILY_NAME));
+	rnl_put(&m, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
 	nl->seq = ctrl.seq;
 	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
 		return -errno;
@@ -488,7 +488,7 @@ static int rnl_resolve(struct rnl *nl)
 					return -ENOENT;
 				if (e->error)
 					return e->error;
-				return nl->family ? 0 : -ENOENT;
+				return *id ? 0 : -ENOENT;
 			}
 			if (nlh->nlmsg_type == GENL_ID_CTRL) {
 				int alen = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
@@ -497,7 +497,7 @@ static int rnl_resolve(struct rnl *nl)
 				for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
 				     rnl_attr_ok(a, alen); a = rnl_attr_next(a, &alen))
 					if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-						memcpy(&nl->family, RNL_ATTR_DATA(a), 2);
+						memcpy(id, RNL_ATTR_DATA(a), 2);
 			}
 		}
 	}
@@ -513,7 +513,7 @@ int rnl_open(struct rnl *nl)
 		return -errno;
 	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	err = rnl_resolve(nl);
+	err = rnl_family_id(nl, RECOUNT_FAMILY_NAME, &nl->family);
 	if (err) {
 		close(nl->fd);
 		nl->fd = -1;

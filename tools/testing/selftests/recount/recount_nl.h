@@ -88,6 +88,11 @@ struct rnl_reply {
 
 /* Returns 0, -ENOENT without a RECOUNT family, or another negative errno. */
 int rnl_open(struct rnl *nl);
+/*
+ * The id of generic netlink family @name in *@id (CTRL_CMD_GETFAMILY on @nl's
+ * socket); returns 0, -ENOENT without such a family, or another negative errno.
+ */
+int rnl_family_id(struct rnl *nl, const char *name, __u16 *id);
 void rnl_close(struct rnl *nl);
 
 void rnl_msg_init(struct rnl *nl, struct rnl_msg *m, __u8 cmd, __u16 flags);
