@@ -23,7 +23,9 @@ status=0
 for t in /recount/tests/*_test; do
 	name=${t##*/}
 	echo "RECOUNT-TEST-BEGIN $name"
-	timeout 600 "$t"
+	# As tools/testing/selftests/recount/settings: the fuzzer takes about
+	# ten minutes on a debug kernel.
+	timeout 1800 "$t"
 	rc=$?
 	echo "RECOUNT-TEST-END $name $rc"
 	[ $rc = 0 ] || [ $rc = 4 ] || status=1

@@ -725,7 +725,8 @@ static unsigned long iterations(void)
 	return env ? strtoul(env, NULL, 0) : DEFAULT_ITERS;
 }
 
-TEST_F_TIMEOUT(fuzz, random_and_mutated_requests, 540)
+/* Seconds on a normal kernel, about ten minutes on a debug one under TCG. */
+TEST_F_TIMEOUT(fuzz, random_and_mutated_requests, 1500)
 {
 	unsigned long iters = iterations(), unpriv = iters / 5;
 	pthread_t storm, closer, forker;
