@@ -16,8 +16,9 @@ mem=${QEMU_MEM:-1G}
 
 cmdline="panic=-1 recount=on RECOUNT_MODE=$mode"
 if [ "$mode" = test ]; then
-	# A two-kind machine and a power model, for the kind and energy tests.
-	cmdline="$cmdline kunit.enable=1 recount_efficiency_cpus=2-3 recount_power_mw=1000,50,300,10"
+	# A two-kind machine and a power model, for the kind and energy tests;
+	# a nohz_full CPU, for the reads of threads running without a tick.
+	cmdline="$cmdline kunit.enable=1 recount_efficiency_cpus=2-3 recount_power_mw=1000,50,300,10 nohz_full=3"
 else
 	cmdline="$cmdline quiet"
 fi

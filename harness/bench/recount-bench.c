@@ -12,8 +12,9 @@
  *
  *   recount-bench [-q] [-r RUNS] [-c CPU] [-p POWER_MODEL] [SECTION...]
  *
- * Sections: cost (the workloads), read (one thread: recount vs taskstats vs
- * /proc), readall (10,000 threads), exits (exit records at several rates).
+ * Sections: cost (the workloads), timerlat (the timerlat tracer's latencies,
+ * recount off and on), read (one thread: recount vs taskstats vs /proc),
+ * readall (10,000 threads), exits (exit records at several rates).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -104,9 +107,11 @@ static void set_state(enum state s)
 {
 	if (s == KERNEL)
 		return;
-	/* "on" is time alone (and cycles, instructions where there is a PMU). */
+	/* "on" is time alone; "all" adds cycles, instructions and energy. */
 	if (write_file("/proc/sys/kernel/recount_power_mw", s == ALL ? power_model : "0 0 0 0"))
 		die("sysctl kernel.recount_power_mw");
+	if (write_file("/proc/sys/kernel/recount_pmu", s == ALL ? "1" : "0"))
+		die("sysctl kernel.recount_pmu");
 	if (write_file("/proc/sys/kernel/recount", s == OFF ? "0" : "1"))
 		die("sysctl kernel.recount");
 	/* Let the switch settle: static keys, RCU. */
@@ -393,6 +398,124 @@ static void section_cost(void)
 	unpin();
 	if (have_recount)
 		set_state(ON);
+}
+
+/*
+ * The timerlat tracer's user-space mode (Documentation/trace/timerlat-tracer.rst):
+ * a thread pinned to the measured CPU reads osnoise/per_cpu/cpuN/timerlat_fd
+ * in a loop. Each read arms a timer and sleeps; the tracer records the IRQ
+ * latency of the timer, the thread latency when the thread runs, and when
+ * the thread comes back to read again, the user-return latency: the return
+ * to user mode and the entry back, which recount's transitions are part of.
+ */
+#define TRACING		"/sys/kernel/tracing"
+#define TIMERLAT_RUNS	200	/* activations per run, 1 ms apart */
+
+static const char *const timerlat_contexts[] = { "irq", "thread", "user-ret" };
+#define NR_CONTEXTS	ARRAY_SIZE(timerlat_contexts)
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One run: the median and the maximum of each context's latency, in ns. */
+static int timerlat_run(double median[NR_CONTEXTS], double max[NR_CONTEXTS])
+{
+	static double v[NR_CONTEXTS][TIMERLAT_RUNS * 2];
+	int n[NR_CONTEXTS] = {}, c, fd, i;
+	char path[128], line[512];
+	FILE *f;
+
+	/* Empty the buffer of the previous run. */
+	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	pin(bench_cpu);
+	snprintf(path, sizeof(path), TRACING "/osnoise/per_cpu/cpu%d/timerlat_fd", bench_cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < TIMERLAT_RUNS; i++)
+		if (read(fd, line, sizeof(line)) < 0)
+			break;
+	close(fd);
+
+	f = fopen(TRACING "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " context ");
+		char ctx[16];
+		double lat;
+
+		if (!p || sscanf(p, " context %15s timer_latency %lf ns", ctx, &lat) != 2)
+			continue;
+		for (c = 0; c < (int)NR_CONTEXTS; c++)
+			if (!strcmp(ctx, timerlat_contexts[c]) && n[c] < TIMERLAT_RUNS * 2)
+				v[c][n[c]++] = lat;
+	}
+	fclose(f);
+	for (c = 0; c < (int)NR_CONTEXTS; c++) {
+		if (!n[c])
+			return -1;
+		qsort(v[c], n[c], sizeof(v[c][0]), cmp_double);
+		median[c] = v[c][n[c] / 2];
+		max[c] = v[c][n[c] - 1];
+	}
+	return 0;
+}
+
+static void section_timerlat(void)
+{
+	static double med[NR_STATES][NR_CONTEXTS][64], max[NR_STATES][NR_CONTEXTS][64];
+	enum state states[] = { OFF, ON, ALL };
+	int nstates = ARRAY_SIZE(states), r, s, c, nruns = quick ? 3 : runs;
+	char name[64];
+
+	mkdir(TRACING, 0755);
+	mount("nodev", TRACING, "tracefs", 0, NULL);
+	if (write_file(TRACING "/current_tracer", "nop") ||
+	    write_file(TRACING "/osnoise/options", "NO_OSNOISE_WORKLOAD") ||
+	    write_file(TRACING "/osnoise/timerlat_period_us", "1000") ||
+	    write_file(TRACING "/current_tracer", "timerlat")) {
+		fprintf(stderr, "recount-bench: no timerlat tracer (CONFIG_TIMERLAT_TRACER): %s\n",
+			strerror(errno));
+		return;
+	}
+	for (r = 0; r < nruns; r++) {
+		for (s = 0; s < nstates; s++) {
+			enum state st = states[(s + r) % nstates];
+			double m[NR_CONTEXTS], x[NR_CONTEXTS];
+
+			set_state(st);
+			if (timerlat_run(m, x))
+				goto out;
+			for (c = 0; c < (int)NR_CONTEXTS; c++) {
+				med[st][c][r] = m[c];
+				max[st][c][r] = x[c];
+			}
+		}
+	}
+out:
+	write_file(TRACING "/current_tracer", "nop");
+	unpin();
+	if (r < nruns) {
+		fprintf(stderr, "recount-bench: timerlat run %d failed: %s\n", r, strerror(errno));
+		return;
+	}
+	for (c = 0; c < (int)NR_CONTEXTS; c++) {
+		for (s = 0; s < nstates; s++) {
+			snprintf(name, sizeof(name), "timerlat %s latency, median", timerlat_contexts[c]);
+			emit("timerlat", name, "ns", state_names[states[s]], med[states[s]][c], nruns);
+			snprintf(name, sizeof(name), "timerlat %s latency, max", timerlat_contexts[c]);
+			emit("timerlat", name, "ns", state_names[states[s]], max[states[s]][c], nruns);
+		}
+	}
+	set_state(ON);
 }
 
 /* taskstats, over raw generic netlink. */
@@ -980,7 +1103,7 @@ int main(int argc, char **argv)
 	/* Delay accounting on, as the taskstats comparisons need it. */
 	write_file("/proc/sys/kernel/task_delayacct", "1");
 	if (optind == argc) {
-		static char *all[] = { "cost", "read", "readall", "exits" };
+		static char *all[] = { "cost", "timerlat", "read", "readall", "exits" };
 
 		argv = all;
 		argc = ARRAY_SIZE(all);
@@ -991,6 +1114,8 @@ int main(int argc, char **argv)
 			section_cost();
 		} else if (!have_recount) {
 			continue;	/* the rest compare recount with the others */
+		} else if (!strcmp(argv[i], "timerlat")) {
+			section_timerlat();
 		} else if (!strcmp(argv[i], "read")) {
 			set_state(ALL);
 			section_read();

@@ -3,14 +3,16 @@
  * recount: precise CPU resource accounting of threads, processes and CPUs.
  *
  * The hooks below are called by the scheduler and the entry code. Each one is
- * a static branch that jumps over an out-of-line call while recount is off, and
- * compiles to nothing without CONFIG_RECOUNT.
+ * a static branch, a NOP while recount is off, and compiles to nothing
+ * without CONFIG_RECOUNT. The user/kernel transition hooks are inline; the
+ * others call out of line.
  *
  * See Documentation/accounting/recount.rst.
  */
 #ifndef _LINUX_RECOUNT_H
 #define _LINUX_RECOUNT_H
 
+#include <linux/bits.h>
 #include <linux/jump_label.h>
 #include <linux/recount_types.h>
 
@@ -18,14 +20,19 @@ struct task_struct;
 struct signal_struct;
 
 /* Wrapped by kernel/sched/stats.h, which has the rq and its clock. */
-void __recount_sched_switch(struct task_struct *prev, u64 now);
-void __recount_sched_tick(u64 now);
+void __recount_sched_switch(struct task_struct *prev, struct task_struct *next,
+			    u64 now, bool preempted);
 void __recount_sched_enqueue(struct task_struct *p, u64 now);
-void __recount_sched_switch_in(struct task_struct *next, u64 now);
 
 #ifdef CONFIG_RECOUNT
 
+#include <linux/percpu-defs.h>
+#include <asm/rwonce.h>
+#include <linux/sched/clock.h>
+#include <asm/recount.h>
+
 DECLARE_STATIC_KEY_FALSE(recount_enabled_key);
+DECLARE_STATIC_KEY_FALSE(recount_raw_clock_key);
 
 /**
  * recount_enabled() - is recount accounting?
@@ -38,8 +45,119 @@ static __always_inline bool recount_enabled(void)
 	return static_branch_unlikely(&recount_enabled_key);
 }
 
-void __recount_user_enter(void);
-void __recount_user_exit(void);
+/**
+ * recount_clock() - read recount's clock on the local CPU
+ *
+ * The architecture's raw counter (arch_recount_clock()) where it is sound,
+ * else local_clock(). Its ticks become nanoseconds where they are folded into
+ * the tracks (kernel/recount/clock.c), not here.
+ *
+ * Return: the clock, in ticks.
+ */
+static __always_inline u64 recount_clock(void)
+{
+	if (static_branch_likely(&recount_raw_clock_key))
+		return arch_recount_clock();
+	return local_clock();
+}
+
+/*
+ * The user clock
+ *
+ * Each CPU keeps one word that the user/kernel transitions update, and
+ * nothing else: bits 63-8 hold the CPU's user time U, in ticks of
+ * recount_clock() modulo 2^56, while the CPU is in kernel mode, and U - s
+ * while it is in user mode since s; the accounting points take U from it.
+ * Bits 6-0 count the transitions modulo 128, odd in user mode, and bit 7
+ * is set while a transition is under way, from before it reads the clock to
+ * its final store, so that readers on other CPUs can tell which value of the
+ * word goes with which time (kernel/recount/core.c). Only the CPU itself
+ * writes the word, with interrupts disabled: no atomic operation, no barrier.
+ */
+#define RECOUNT_USER_CLOCK_SHIFT	8
+#define RECOUNT_USER_CLOCK_BUSY		BIT_ULL(7)
+#define RECOUNT_USER_CLOCK_COUNT	GENMASK_ULL(6, 0)
+
+DECLARE_PER_CPU(u64, recount_user_clock);
+
+/**
+ * recount_user_clock_next() - the user clock after a transition
+ * @word: the user clock before the transition
+ * @now: recount_clock() at the transition
+ * @to_user: the transition returns to user mode
+ *
+ * Return: the new value of the word, busy bit clear.
+ */
+static __always_inline u64 recount_user_clock_next(u64 word, u64 now, bool to_user)
+{
+	u64 ticks = now << RECOUNT_USER_CLOCK_SHIFT;
+	u64 u = to_user ? word - ticks : word + ticks;
+
+	return (u & ~(RECOUNT_USER_CLOCK_BUSY | RECOUNT_USER_CLOCK_COUNT)) |
+	       ((word + 1) & RECOUNT_USER_CLOCK_COUNT);
+}
+
+/**
+ * recount_user_transition() - advance the local CPU's user clock
+ * @to_user: the CPU returns to user mode (else it enters from user mode)
+ *
+ * The whole cost of accounting a user/kernel transition. The busy bit is
+ * stored before the clock is read and cleared by the final store.
+ */
+static __always_inline void recount_user_transition(bool to_user)
+{
+	u64 *word = raw_cpu_ptr(&recount_user_clock);
+	u64 w = *word;
+
+	WRITE_ONCE(*word, w | RECOUNT_USER_CLOCK_BUSY);
+	/* The clock is read after the busy bit is set, as far as this CPU goes. */
+	barrier();
+	WRITE_ONCE(*word, recount_user_clock_next(w, recount_clock(), to_user));
+}
+
+/**
+ * recount_user_enter() - account a return to user mode
+ *
+ * Starts the CPU's user clock. Called on every return to user mode, after
+ * the last kernel work, with interrupts disabled, from an instrumentable
+ * section. Inline: a static branch, a clock read and two stores to one
+ * per-CPU word.
+ */
+static __always_inline void recount_user_enter(void)
+{
+	if (recount_enabled())
+		recount_user_transition(true);
+}
+
+/**
+ * recount_user_exit() - account an entry from user mode
+ *
+ * Stops the CPU's user clock. Called on every syscall, exception and
+ * interrupt that arrives from user mode, before any other kernel work, with
+ * interrupts disabled, from an instrumentable section.
+ */
+static __always_inline void recount_user_exit(void)
+{
+	if (recount_enabled())
+		recount_user_transition(false);
+}
+
+void __recount_sched_tick(void);
+
+/**
+ * recount_sched_tick() - account the scheduler tick
+ *
+ * Folds the local CPU's interval in progress into the running thread's and
+ * the CPU's tracks, counters included, so that they are never more than a
+ * tick old. Called by sched_tick() with the runqueue locked, interrupts
+ * disabled.
+ */
+static __always_inline void recount_sched_tick(void)
+{
+	if (recount_enabled())
+		__recount_sched_tick();
+}
+
 void __recount_fault_begin(void);
 void __recount_fault_end(void);
 void __recount_contention_begin(void);
@@ -49,37 +167,11 @@ void __recount_idle_exit(void);
 void __recount_idle_dead(void);
 
 /**
- * recount_user_enter() - account a return to user mode
+ * recount_idle_enter() - account a thread idling its CPU
  *
- * Charges the time since the CPU's last snapshot to current as kernel time.
- * Called on every return to user mode, after the last kernel work, with
- * interrupts disabled, from an instrumentable section.
- */
-static __always_inline void recount_user_enter(void)
-{
-	if (recount_enabled())
-		__recount_user_enter();
-}
-
-/**
- * recount_user_exit() - account an entry from user mode
- *
- * Charges the time since the CPU's last snapshot to current as user time.
- * Called on every syscall, exception and interrupt that arrives from user
- * mode, before any other kernel work, with interrupts disabled, from an
- * instrumentable section.
- */
-static __always_inline void recount_user_exit(void)
-{
-	if (recount_enabled())
-		__recount_user_exit();
-}
-
-/**
- * recount_idle_enter() - account a CPU going idle
- *
- * Charges the time since the CPU's last snapshot to the idle task as kernel
- * time; from now on the CPU accumulates idle time. Called by the idle loop
+ * A CPU is idle while it runs its idle task; a thread that runs the idle
+ * loop itself (idle injection) idles it from here. Charges the thread up to
+ * now; from now on the CPU accumulates idle time. Called by the idle loop
  * with interrupts disabled, right before the CPU waits.
  */
 static __always_inline void recount_idle_enter(void)
@@ -89,9 +181,9 @@ static __always_inline void recount_idle_enter(void)
 }
 
 /**
- * recount_idle_exit() - account a CPU leaving idle
+ * recount_idle_exit() - account a thread done idling its CPU
  *
- * Charges the time since recount_idle_enter() to the CPU as idle time.
+ * Ends the idle interval recount_idle_enter() began, if it began one.
  * Called by the idle loop once the CPU has woken up, with preemption
  * disabled; interrupts may be on.
  */
@@ -104,8 +196,8 @@ static __always_inline void recount_idle_exit(void)
 /**
  * recount_idle_dead() - account a CPU going offline
  *
- * Charges the idle task's last interval and stops accounting the CPU until
- * it runs again: the time it spends offline is nobody's. Called by the idle
+ * Charges the CPU's last interval and stops accounting it until it runs
+ * again: the time it spends offline is nobody's. Called by the idle
  * loop of an offline CPU, with interrupts disabled, before it dies.
  */
 static __always_inline void recount_idle_dead(void)
@@ -185,9 +277,8 @@ static __always_inline void recount_exit(struct task_struct *t, bool group_dead)
 }
 
 void recount_task_init(struct task_struct *p);
-int recount_signal_init(struct signal_struct *sig);
-void recount_signal_free(struct signal_struct *sig);
-void recount_thread_dead(struct task_struct *t);
+void recount_signal_init(struct signal_struct *sig);
+void recount_thread_exit(struct task_struct *t);
 
 #else /* !CONFIG_RECOUNT */
 
@@ -203,9 +294,9 @@ static inline void recount_contention_begin(void) { }
 static inline void recount_contention_end(void) { }
 static inline void recount_exit(struct task_struct *t, bool group_dead) { }
 static inline void recount_task_init(struct task_struct *p) { }
-static inline int recount_signal_init(struct signal_struct *sig) { return 0; }
-static inline void recount_signal_free(struct signal_struct *sig) { }
-static inline void recount_thread_dead(struct task_struct *t) { }
+static inline void recount_signal_init(struct signal_struct *sig) { }
+static inline void recount_thread_exit(struct task_struct *t) { }
+static inline void recount_sched_tick(void) { }
 
 #endif /* CONFIG_RECOUNT */
 #endif /* _LINUX_RECOUNT_H */

@@ -77,26 +77,13 @@ struct recount_runtime {
 };
 
 /**
- * struct recount_track - usage that lockless readers can read whole
- * @seq: sequence count, odd while the track's only writer updates it
- * @usage: the accumulated usage
- * @runtime: the accumulated runtime
- *
- * Every track has exactly one writer: the CPU the owner runs on (a thread's
- * track), or the CPU the track belongs to (a CPU's track and a process's
- * per-CPU tracks). See kernel/recount/internal.h for the protocol.
- */
-struct recount_track {
-	unsigned int seq;
-	struct recount_usage usage;
-	struct recount_runtime runtime;
-};
-
-/**
  * struct recount_thread - recount's state of a thread, in task_struct
- * @seq: sequence count of @kind and @runtime, odd while the CPU running (or
- *	switching in) the thread updates them
+ * @seq: sequence count of everything below, written by the CPU that runs
+ *	the thread or switches it in
+ * @cpu: the CPU the thread runs on, or last ran on
  * @fault_depth: how many page faults the thread is in, nested
+ * @released: the thread has left its process (recount_thread_release()):
+ *	what it consumes from now on goes to the process's exited usage too
  * @kind: what the thread consumed on each kind of CPU
  * @runtime: what the thread waited for
  * @queued_at: when the thread started waiting for a CPU, or 0
@@ -104,8 +91,10 @@ struct recount_track {
  * @lock_at: when the thread started waiting for a contended lock, or 0
  */
 struct recount_thread {
-	unsigned int seq;
+	seqcount_t seq;
+	unsigned int cpu;
 	unsigned int fault_depth;
+	bool released;
 	struct recount_usage kind[RECOUNT_NR_KINDS];
 	struct recount_runtime runtime;
 	u64 queued_at;
@@ -115,19 +104,20 @@ struct recount_thread {
 
 /**
  * struct recount_process - recount's state of a process, in signal_struct
- * @tracks: per CPU, what all threads of the process, live and exited,
- *	consumed on that CPU
- * @exited_lock: serializes dying threads folding their usage into @exited;
- *	raw, as they fold with preemption disabled
+ * @exited_lock: serializes the threads that left the process adding to
+ *	@exited; raw, as they add at accounting points
  * @exited_seq: lets readers read @exited and @exited_runtime without the lock
- * @exited: what the exited threads of the process consumed
+ * @exited: what the threads that left the process consumed, per kind of CPU
  * @exited_runtime: what they waited for
+ *
+ * A process has no track of its own: its usage is the sum of its live
+ * threads' and of @exited (recount_process_read()). Its size does not
+ * depend on the number of CPUs.
  */
 struct recount_process {
-	struct recount_track __percpu *tracks;
 	raw_spinlock_t exited_lock;
 	seqcount_raw_spinlock_t exited_seq;
-	struct recount_usage exited;
+	struct recount_usage exited[RECOUNT_NR_KINDS];
 	struct recount_runtime exited_runtime;
 };
 

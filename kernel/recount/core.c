@@ -81,18 +81,21 @@
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/kstrtox.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seqlock.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 
@@ -102,22 +105,7 @@ DEFINE_STATIC_KEY_FALSE(recount_enabled_key);
 
 DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
 
-/* The per-CPU tracks of init_task's process (the boot CPU's idle thread). */
-static DEFINE_PER_CPU(struct recount_track, recount_init_tracks);
-
-/*
- * Take a snapshot of the local CPU at time @now; with its PMU counters if
- * @counters, at the accounting points where the running thread changes.
- */
-static __always_inline void recount_snapshot(struct recount_snap *snap, u64 now,
-					     bool counters)
-{
-	snap->time = now;
-	snap->tried = 0;
-	snap->valid = 0;
-	if (counters && static_branch_unlikely(&recount_pmu_key))
-		recount_pmu_read(snap);
-}
+DEFINE_PER_CPU(u64, recount_user_clock);
 
 /* The energy the CPU used over an interval of @time ns, busy or @idle. */
 static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time,
@@ -129,157 +117,209 @@ static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time
 }
 
 /*
- * Charge the CPU's interval since its last snapshot to @t, its time at
- * @level, then make @snap the last snapshot and @next the CPU's state.
+ * A thread that left its process (recount_thread_exit()) charges its
+ * process's exited usage too: @time and @energy, or the counts of @d, or
+ * @wait_time to its wait @wait. Called with @t's write section open; the
+ * caller holds the process's exited_lock.
  */
-static __always_inline void recount_charge_thread(struct recount_cpu *rc,
-						  struct task_struct *t,
-						  enum recount_level level,
-						  const struct recount_snap *snap,
-						  enum recount_cpu_state next)
+static void recount_exited_add(struct task_struct *t, unsigned int kind, const u64 *time,
+			       u64 energy, const struct recount_delta *d,
+			       enum recount_wait wait, u64 wait_time)
 {
-	struct recount_thread *rt = &t->recount;
-	struct recount_usage *tu = &rt->kind[rc->kind];
-	struct recount_track *pt = raw_cpu_ptr(t->signal->recount.tracks);
-	struct recount_delta delta;
-	u64 energy;
+	struct recount_process *p = &t->signal->recount;
 
-	recount_snap_delta(&rc->snap, snap, &delta);
-	energy = recount_energy(rc, delta.time, false);
-
-	recount_seq_write_begin(&rt->seq);
-	recount_seq_write_begin(&pt->seq);
-	recount_seq_write_begin(&rc->seq);
-	recount_seq_write_fence();
-
-	recount_usage_add(tu, level, &delta, energy);
-	recount_usage_add(&pt->usage, level, &delta, energy);
-	recount_usage_add(&rc->usage, level, &delta, energy);
-	recount_snap_advance(&rc->snap, snap);
-	WRITE_ONCE(rc->state, next);
-
-	recount_seq_write_fence();
-	recount_seq_write_end(&rc->seq);
-	recount_seq_write_end(&pt->seq);
-	recount_seq_write_end(&rt->seq);
+	write_seqcount_begin(&p->exited_seq);
+	if (time)
+		recount_usage_add_time(&p->exited[kind], time, energy);
+	if (d)
+		recount_usage_add_counts(&p->exited[kind], d);
+	if (wait_time)
+		WRITE_ONCE(p->exited_runtime.wait[wait],
+			   p->exited_runtime.wait[wait] + wait_time);
+	write_seqcount_end(&p->exited_seq);
 }
 
 /*
- * Charge the CPU's interval since its last snapshot to its idle time if it
- * was idle, or to nobody if it has to resynchronise; then make @snap the last
- * snapshot and @next the CPU's state.
+ * Take the lock of @t's process's exited usage if @t may have left its
+ * process: only threads on their way out (PF_EXITING) have.
  */
-static void recount_charge_cpu(struct recount_cpu *rc, struct recount_snap *snap,
-			       enum recount_cpu_state next)
+static __always_inline bool recount_exiting_lock(struct task_struct *t)
 {
-	unsigned int state = rc->state;
-	struct recount_delta delta;
+	if (likely(!t || !(READ_ONCE(t->flags) & PF_EXITING)))
+		return false;
+	raw_spin_lock(&t->signal->recount.exited_lock);
+	return true;
+}
 
-	recount_seq_write_begin(&rc->seq);
-	recount_seq_write_fence();
-	/*
-	 * The end of an idle interval reads the clock here, inside the write
-	 * section (recount_idle_exit() passes no time): a reader that added
-	 * the interval in progress read it before, or retries, so the idle
-	 * time charged is never less than one it read (recount_cpu_read()).
-	 */
-	if (!snap->time)
-		snap->time = local_clock();
-	recount_snap_delta(&rc->snap, snap, &delta);
-
-	/* What the PMU counts in the idle loop is no thread's: it is dropped. */
-	if (state == RECOUNT_CPU_IDLE) {
-		WRITE_ONCE(rc->idle_time, rc->idle_time + delta.time);
-		WRITE_ONCE(rc->idle_energy,
-			   rc->idle_energy + recount_energy(rc, delta.time, true));
-	} else {
-		/* Resynchronising: the new snapshot is the base, whatever its time. */
-		WRITE_ONCE(rc->snap.time, snap->time);
-	}
-	recount_snap_advance(&rc->snap, snap);
-	WRITE_ONCE(rc->state, next);
-
-	recount_seq_write_fence();
-	recount_seq_write_end(&rc->seq);
+static __always_inline void recount_exiting_unlock(struct task_struct *t, bool locked)
+{
+	if (unlikely(locked))
+		raw_spin_unlock(&t->signal->recount.exited_lock);
 }
 
 /*
- * The accounting point: the local CPU has been running @t (or idling) since
- * its last snapshot, takes a snapshot at @now (with its counters if
- * @counters), and from now on is in state @next. Called with interrupts
- * disabled, by the only writer of this CPU's tracks.
+ * The counters' part of an accounting point, where recount uses the PMU:
+ * read them, and add what they counted since the CPU's last accounting
+ * point to @prev and the CPU (or drop it, if the CPU idled or starts).
  */
-static __always_inline void recount_account(struct task_struct *t, u64 now,
-					    enum recount_cpu_state next, bool counters)
+static noinline void recount_account_counts(struct recount_cpu *rc,
+					    struct task_struct *prev, bool start)
 {
-	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+	struct recount_delta d;
 	struct recount_snap snap;
 
-	/* The tick is an accounting point too: no two may nest on a CPU. */
-	lockdep_assert_irqs_disabled();
-	recount_snapshot(&snap, now, counters || rc->state == RECOUNT_CPU_RESYNC);
-	switch (rc->state) {
-	case RECOUNT_CPU_USER:
-		recount_charge_thread(rc, t, RECOUNT_LEVEL_USER, &snap, next);
-		break;
-	case RECOUNT_CPU_KERNEL:
-		recount_charge_thread(rc, t, RECOUNT_LEVEL_KERNEL, &snap, next);
-		break;
-	default:
-		recount_charge_cpu(rc, &snap, next);
-		break;
+	snap.tried = 0;
+	snap.valid = 0;
+	recount_pmu_read(&snap);
+	if (!start && prev) {
+		recount_counts_delta(&rc->snap, &snap, &d);
+		recount_usage_add_counts(&rc->usage, &d);
+		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
+		if (unlikely(prev->recount.released))
+			recount_exited_add(prev, rc->kind, NULL, 0, &d, 0, 0);
 	}
+	rc->snap = snap;
 }
 
-/**
- * __recount_user_enter() - account a return to user mode
+/*
+ * The accounting point. Folds the local CPU's interval since its last one:
+ * its time, split between user and kernel mode by the growth of its user
+ * clock, converted to nanoseconds, its PMU counts and its energy, into the
+ * tracks of the thread it ran and of the CPU, or into the CPU's idle time.
+ * From now on the CPU is in @state, running @next (RECOUNT_CPU_RUNNING), whose
+ * queue time grows by @queued. At the tick (@tick), the clock is checked too.
  *
- * See recount_user_enter().
+ * A CPU whose state is unknown (RECOUNT_CPU_OFF) starts accounting here and
+ * charges nothing; one being switched off (RECOUNT_CPU_STOPPING) does nothing.
+ * Called with interrupts disabled, by the only writer of this CPU's state.
  */
-void __recount_user_enter(void)
+static void recount_account(struct task_struct *next, unsigned int state, u64 queued,
+			    bool tick)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_USER, false);
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+	unsigned int prev_state = rc->state;
+	struct task_struct *prev = prev_state == RECOUNT_CPU_RUNNING ? rc->curr : NULL;
+	bool prev_locked, next_same_cpu = false;
+	u64 now, word, ticks, energy, time[RECOUNT_NR_LEVELS];
+
+	lockdep_assert_irqs_disabled();
+	if (prev_state == RECOUNT_CPU_STOPPING)
+		return;
+	if (next == prev)
+		next = NULL;
+	/* Only threads that left their process take a lock: see recount_thread_exit(). */
+	prev_locked = recount_exiting_lock(prev);
+
+	/*
+	 * @next's section only if it comes from another CPU: a reader that
+	 * found it on its old CPU must retry. On the CPU it last ran on, the
+	 * CPU's own section tells readers it runs again.
+	 */
+	if (next && READ_ONCE(next->recount.cpu) == smp_processor_id())
+		next_same_cpu = true;
+	raw_write_seqcount_begin(&rc->seq);
+	if (prev)
+		raw_write_seqcount_begin(&prev->recount.seq);
+	if (next && !next_same_cpu)
+		raw_write_seqcount_begin(&next->recount.seq);
+
+	if (static_branch_unlikely(&recount_pmu_key))
+		recount_account_counts(rc, prev, prev_state == RECOUNT_CPU_OFF);
+	now = recount_clock();
+	word = __this_cpu_read(recount_user_clock) >> RECOUNT_USER_CLOCK_SHIFT;
+
+	if (unlikely(prev_state == RECOUNT_CPU_OFF)) {
+		/*
+		 * Start: a transition taken while the key was changing may
+		 * have left the word out of step; the CPU is in kernel mode.
+		 */
+		word = 0;
+		__this_cpu_write(recount_user_clock, 0);
+		WRITE_ONCE(rc->factor, recount_clock_factor());
+		memset(rc->frac, 0, sizeof(rc->frac));
+	} else if (prev_state == RECOUNT_CPU_IDLE) {
+		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
+		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
+					    &rc->frac[RECOUNT_FRAC_IDLE]);
+		WRITE_ONCE(rc->idle_time, rc->idle_time + ticks);
+		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, ticks, true));
+	} else {
+		recount_split((now - rc->at) & RECOUNT_CLOCK_MASK,
+			      (word - rc->user) & RECOUNT_CLOCK_MASK, rc->factor, rc->frac, time);
+		energy = recount_energy(rc, time[RECOUNT_LEVEL_USER] + time[RECOUNT_LEVEL_KERNEL],
+					false);
+		recount_usage_add_time(&rc->usage, time, energy);
+		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
+		if (unlikely(prev->recount.released))
+			recount_exited_add(prev, rc->kind, time, energy, NULL, 0, 0);
+	}
+
+	WRITE_ONCE(rc->at, now);
+	WRITE_ONCE(rc->user, word & RECOUNT_CLOCK_MASK);
+	if (tick)
+		recount_clock_check(rc);
+	if (state == RECOUNT_CPU_RUNNING && !next)
+		next = prev;
+	WRITE_ONCE(rc->curr, state == RECOUNT_CPU_RUNNING ? next : NULL);
+	WRITE_ONCE(rc->state, state);
+
+	if (next && next != prev) {
+		struct recount_thread *rt = &next->recount;
+
+		WRITE_ONCE(rt->cpu, smp_processor_id());
+		/*
+		 * A thread that left its process waits apart: recount_wait_add().
+		 * A wait is a value of its own: read whole, with or without the
+		 * section.
+		 */
+		if (queued && !rt->released)
+			WRITE_ONCE(rt->runtime.wait[RECOUNT_WAIT_QUEUE],
+				   rt->runtime.wait[RECOUNT_WAIT_QUEUE] + queued);
+		if (!next_same_cpu)
+			raw_write_seqcount_end(&rt->seq);
+	}
+	if (prev)
+		raw_write_seqcount_end(&prev->recount.seq);
+	raw_write_seqcount_end(&rc->seq);
+	recount_exiting_unlock(prev, prev_locked);
 }
 
-/**
- * __recount_user_exit() - account an entry from user mode
- *
- * See recount_user_exit().
+/*
+ * Add @time to @t's wait @wait. Called by the CPU that runs @t, or that
+ * switches it in, so the only writer of its track.
  */
-void __recount_user_exit(void)
+static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 time)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, false);
-}
+	struct recount_thread *rt = &t->recount;
+	unsigned long flags;
+	bool locked;
 
-/**
- * __recount_sched_switch() - account a context switch
- * @prev: the thread leaving the CPU
- * @now: the runqueue clock __schedule() has just updated, in nanoseconds
- *
- * Charges the CPU's interval since its last snapshot to @prev. Called through
- * recount_sched_switch() in kernel/sched/stats.h, with the runqueue locked and
- * interrupts disabled.
- */
-void __recount_sched_switch(struct task_struct *prev, u64 now)
-{
-	recount_account(prev, now, RECOUNT_CPU_KERNEL, true);
+	local_irq_save(flags);
+	locked = recount_exiting_lock(t);
+	raw_write_seqcount_begin(&rt->seq);
+	WRITE_ONCE(rt->runtime.wait[wait], rt->runtime.wait[wait] + time);
+	if (unlikely(rt->released))
+		recount_exited_add(t, 0, NULL, 0, NULL, wait, time);
+	raw_write_seqcount_end(&rt->seq);
+	recount_exiting_unlock(t, locked);
+	local_irq_restore(flags);
 }
 
 /**
  * __recount_sched_tick() - account the scheduler tick
- * @now: the runqueue clock sched_tick() has just updated, in nanoseconds
  *
- * Charges the running thread with what it did since the CPU's last snapshot,
- * counters included: the thread's counts are never more than a tick old.
- * The tick interrupts kernel mode (or user mode, whose entry was accounted):
- * in the idle loop's wait, or before the CPU's state is known, it does
- * nothing. Called through recount_sched_tick() in kernel/sched/stats.h, in
- * hard interrupt context with the runqueue locked.
+ * See recount_sched_tick().
  */
-void __recount_sched_tick(u64 now)
+void __recount_sched_tick(void)
 {
-	if (this_cpu_ptr(&recount_cpus)->state == RECOUNT_CPU_KERNEL)
-		recount_account(current, now, RECOUNT_CPU_KERNEL, true);
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+
+	if (rc->state == RECOUNT_CPU_IDLE)
+		recount_account(NULL, RECOUNT_CPU_IDLE, 0, true);
+	else
+		recount_account(is_idle_task(current) ? NULL : current,
+				is_idle_task(current) ? RECOUNT_CPU_IDLE : RECOUNT_CPU_RUNNING,
+				0, true);
 }
 
 /*
@@ -292,29 +332,6 @@ static u64 recount_started_at;
 static __always_inline bool recount_mark_valid(u64 mark)
 {
 	return mark && mark >= READ_ONCE(recount_started_at);
-}
-
-/*
- * Add @time to @t's wait @wait, and to its process's. Called by the CPU that
- * runs @t, or that is switching it in.
- */
-static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 time)
-{
-	struct recount_thread *rt = &t->recount;
-	struct recount_track *pt;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	pt = raw_cpu_ptr(t->signal->recount.tracks);
-	recount_seq_write_begin(&rt->seq);
-	recount_seq_write_begin(&pt->seq);
-	recount_seq_write_fence();
-	WRITE_ONCE(rt->runtime.wait[wait], rt->runtime.wait[wait] + time);
-	WRITE_ONCE(pt->runtime.wait[wait], pt->runtime.wait[wait] + time);
-	recount_seq_write_fence();
-	recount_seq_write_end(&pt->seq);
-	recount_seq_write_end(&rt->seq);
-	local_irq_restore(flags);
 }
 
 /* The time from @mark to @now, if @mark is valid; else 0. */
@@ -338,20 +355,34 @@ void __recount_sched_enqueue(struct task_struct *p, u64 now)
 }
 
 /**
- * __recount_sched_switch_in() - a thread stops waiting for a CPU
+ * __recount_sched_switch() - account a context switch
+ * @prev: the thread leaving the CPU
  * @next: the thread the CPU switches to
- * @now: the runqueue clock of the switch, in nanoseconds
+ * @now: the runqueue clock __schedule() has just updated, in nanoseconds,
+ *	for queue time
+ * @preempted: @prev stays runnable: it starts waiting for a CPU
  *
- * @next's queue time grows by its wait. Called through kernel/sched/stats.h
- * with the runqueue locked and interrupts disabled.
+ * Charges the CPU's interval since its last accounting point to @prev; from
+ * now on the CPU runs @next, or idles if @next is its idle task. @next's
+ * queue time grows by its wait. Called through recount_sched_switch() in
+ * kernel/sched/stats.h, with the runqueue locked and interrupts disabled.
  */
-void __recount_sched_switch_in(struct task_struct *next, u64 now)
+void __recount_sched_switch(struct task_struct *prev, struct task_struct *next,
+			    u64 now, bool preempted)
 {
-	u64 wait = recount_since(next->recount.queued_at, now);
+	u64 queued = 0;
 
-	next->recount.queued_at = 0;
-	if (wait)
-		recount_wait_add(next, RECOUNT_WAIT_QUEUE, wait);
+	if (is_idle_task(next)) {
+		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+	} else {
+		queued = recount_since(next->recount.queued_at, now);
+		next->recount.queued_at = 0;
+		recount_account(next, RECOUNT_CPU_RUNNING, queued, false);
+		if (unlikely(queued && next->recount.released))
+			recount_wait_add(next, RECOUNT_WAIT_QUEUE, queued);
+	}
+	if (preempted && !is_idle_task(prev))
+		__recount_sched_enqueue(prev, now);
 }
 
 /**
@@ -364,9 +395,13 @@ void __recount_fault_begin(void)
 	struct recount_thread *rt = &current->recount;
 
 	/*
-	 * A fault taken while handling another (in an interrupt, say) nests;
-	 * a depth left over from a time recount was off restarts.
+	 * A fault in NMI context may interrupt an update of current's track:
+	 * it is not timed. A fault taken while handling another (in an
+	 * interrupt, say) nests; a depth left over from a time recount was
+	 * off restarts.
 	 */
+	if (in_nmi())
+		return;
 	if (!rt->fault_depth || !recount_mark_valid(rt->fault_at)) {
 		rt->fault_depth = 0;
 		rt->fault_at = local_clock();
@@ -384,7 +419,7 @@ void __recount_fault_end(void)
 	struct recount_thread *rt = &current->recount;
 	u64 time;
 
-	if (!rt->fault_depth || --rt->fault_depth)
+	if (in_nmi() || !rt->fault_depth || --rt->fault_depth)
 		return;
 	time = recount_since(rt->fault_at, local_clock());
 	if (time)
@@ -424,34 +459,32 @@ void __recount_contention_end(void)
 }
 
 /**
- * __recount_idle_enter() - account a CPU going idle
+ * __recount_idle_enter() - account a thread idling its CPU
  *
  * See recount_idle_enter().
  */
 void __recount_idle_enter(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_IDLE, true);
+	/* The idle task's CPU is idle from the switch to it. */
+	if (!is_idle_task(current))
+		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
 }
 
 /**
- * __recount_idle_exit() - account a CPU leaving idle
+ * __recount_idle_exit() - account a thread done idling its CPU
  *
  * See recount_idle_exit().
  */
 void __recount_idle_exit(void)
 {
 	unsigned long flags;
-	unsigned int state;
 
+	if (is_idle_task(current))
+		return;
 	/* The idle loop has interrupts on here; the tick must not nest. */
 	local_irq_save(flags);
-	state = this_cpu_read(recount_cpus.state);
-	/*
-	 * Idle, or resynchronising if recount was switched on meanwhile: the
-	 * clock is read inside the CPU's write section (recount_charge_cpu()).
-	 */
-	recount_account(current, state == RECOUNT_CPU_IDLE || state == RECOUNT_CPU_RESYNC ?
-			0 : local_clock(), RECOUNT_CPU_KERNEL, true);
+	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE)
+		recount_account(current, RECOUNT_CPU_RUNNING, 0, false);
 	local_irq_restore(flags);
 }
 
@@ -462,14 +495,26 @@ void __recount_idle_exit(void)
  */
 void __recount_idle_dead(void)
 {
-	recount_account(current, local_clock(), RECOUNT_CPU_RESYNC, true);
+	recount_account(NULL, RECOUNT_CPU_OFF, 0, false);
+}
+
+/*
+ * Fold the local CPU's interval in progress, keeping its state. Interrupts
+ * disabled.
+ */
+static void recount_account_current(void)
+{
+	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE || is_idle_task(current))
+		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+	else
+		recount_account(current, RECOUNT_CPU_RUNNING, 0, false);
 }
 
 /**
- * recount_update_current() - charge the calling thread's interval in progress
+ * recount_update_current() - fold the local CPU's interval in progress
  *
- * Called before reading the calling thread, its process or its CPU, so the
- * values read include everything up to now.
+ * Called before the calling thread reads itself, its process or its CPU, so
+ * that the values read include everything up to now, counters included.
  */
 void recount_update_current(void)
 {
@@ -478,8 +523,116 @@ void recount_update_current(void)
 	local_irq_save(flags);
 	/* Checked with interrupts off: see recount_set_enabled(). */
 	if (recount_enabled())
-		recount_account(current, local_clock(), RECOUNT_CPU_KERNEL, true);
+		recount_account_current();
 	local_irq_restore(flags);
+}
+
+/**
+ * recount_thread_exit() - an exiting thread leaves its process's live threads
+ * @t: the thread, current, on its way out (PF_EXITING)
+ *
+ * Moves what @t consumed and waited for so far into its process's exited
+ * usage; whatever it consumes from now on, up to its last context switch,
+ * goes there too as it is charged. Process readers skip threads that left,
+ * so they see every thread once: live, or in the exited usage. Called by
+ * do_exit() whether recount is on or not, so that a process's exited usage
+ * is always the sum of its exited threads.
+ */
+void recount_thread_exit(struct task_struct *t)
+{
+	struct recount_process *p = &t->signal->recount;
+	struct recount_thread *rt = &t->recount;
+	unsigned long flags;
+	int k;
+
+	local_irq_save(flags);
+	if (recount_enabled())
+		recount_account_current();
+	raw_spin_lock(&p->exited_lock);
+	write_seqcount_begin(&p->exited_seq);
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(&p->exited[k], &rt->kind[k]);
+	recount_runtime_sum(&p->exited_runtime, &rt->runtime);
+	raw_write_seqcount_begin(&rt->seq);
+	WRITE_ONCE(rt->released, true);
+	raw_write_seqcount_end(&rt->seq);
+	write_seqcount_end(&p->exited_seq);
+	raw_spin_unlock(&p->exited_lock);
+	local_irq_restore(flags);
+}
+
+/*
+ * Read @cpu's user clock and recount's clock together: @word is what the
+ * word was when @now was read. The reader reads the word on both sides of
+ * the clock; between the two, no transition is simple, one is resolved by its
+ * time (which the words give), more make it read again. A word with its busy
+ * bit set is waited out: a transition is under way, its time unknown.
+ */
+static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
+{
+	const u64 *p = per_cpu_ptr(&recount_user_clock, cpu);
+	u64 w1, w2, s;
+
+	for (;;) {
+		w1 = READ_ONCE(*p);
+		if (w1 & RECOUNT_USER_CLOCK_BUSY) {
+			cpu_relax();
+			continue;
+		}
+		smp_rmb();
+		*now = recount_clock_ordered();
+		smp_rmb();
+		w2 = READ_ONCE(*p);
+		if (w2 == w1)
+			break;
+		if ((w2 & RECOUNT_USER_CLOCK_BUSY) ||
+		    ((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1)
+			continue;
+		/* One transition, at s: U - s entering user mode, U + s leaving it. */
+		s = (w1 & 1 ? w2 - w1 : w1 - w2) >> RECOUNT_USER_CLOCK_SHIFT;
+		w1 = ((*now - s) & RECOUNT_CLOCK_MASK) <= RECOUNT_CLOCK_MASK / 2 ? w2 : w1;
+		break;
+	}
+	*word = w1;
+}
+
+/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
+static __always_inline u64 recount_ticks_since(u64 a, u64 b)
+{
+	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
+
+	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
+}
+
+/*
+ * Inside a read section of @rc, @cpu's: what the CPU did since its last
+ * accounting point, up to now. @d->time gets the time a thread ran, per
+ * level, @idle the time it idled. Returns the CPU's state.
+ */
+static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned int cpu,
+					 struct recount_delta *d, u64 *idle)
+{
+	unsigned int state = READ_ONCE(rc->state);
+	u32 frac[RECOUNT_NR_FRACS];
+	u64 word, now, ticks, factor;
+
+	d->time[RECOUNT_LEVEL_USER] = 0;
+	d->time[RECOUNT_LEVEL_KERNEL] = 0;
+	*idle = 0;
+	if (state != RECOUNT_CPU_RUNNING && state != RECOUNT_CPU_IDLE)
+		return state;
+	recount_user_clock_sample(cpu, &word, &now);
+	ticks = recount_ticks_since(READ_ONCE(rc->at), now);
+	factor = READ_ONCE(rc->factor);
+	memcpy(frac, rc->frac, sizeof(frac));
+	if (state == RECOUNT_CPU_IDLE) {
+		*idle = recount_ticks_to_ns(ticks, factor, &frac[RECOUNT_FRAC_IDLE]);
+		return state;
+	}
+	recount_split(ticks, recount_ticks_since(READ_ONCE(rc->user),
+						 recount_user_clock_user(word, now)),
+		      factor, frac, d->time);
+	return state;
 }
 
 /**
@@ -487,21 +640,44 @@ void recount_update_current(void)
  * @t: the thread
  * @usage: receives its usage on each kind of CPU
  * @runtime: receives what it waited for
+ *
+ * If @t runs, its usage includes the interval in progress on its CPU, up to
+ * now, split between user and kernel mode (its counters as of the CPU's last
+ * accounting point).
  */
 void recount_thread_read(struct task_struct *t,
 			 struct recount_usage usage[RECOUNT_NR_KINDS],
 			 struct recount_runtime *runtime)
 {
 	const struct recount_thread *rt = &t->recount;
-	unsigned int seq;
+	const struct recount_cpu *rc;
+	struct recount_delta d;
+	unsigned int seq, cseq, cpu, kind;
+	bool running;
+	u64 idle;
 	int k;
 
 	do {
-		seq = recount_seq_read_begin(&rt->seq);
+		seq = read_seqcount_begin(&rt->seq);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			recount_usage_copy(&usage[k], &rt->kind[k]);
 		recount_runtime_copy(runtime, &rt->runtime);
-	} while (recount_seq_read_retry(&rt->seq, seq));
+		cpu = READ_ONCE(rt->cpu);
+		rc = per_cpu_ptr(&recount_cpus, cpu);
+		do {
+			cseq = read_seqcount_begin(&rc->seq);
+			running = READ_ONCE(rc->curr) == t &&
+				  recount_cpu_progress(rc, cpu, &d, &idle) == RECOUNT_CPU_RUNNING;
+		} while (read_seqcount_retry(&rc->seq, cseq));
+	} while (read_seqcount_retry(&rt->seq, seq));
+
+	if (!running)
+		return;
+	kind = rc->kind;
+	for (k = 0; k < RECOUNT_NR_LEVELS; k++)
+		usage[kind].level[k].time += d.time[k];
+	usage[kind].energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
+					     d.time[RECOUNT_LEVEL_KERNEL], false);
 }
 
 /**
@@ -515,8 +691,10 @@ void recount_thread_read(struct task_struct *t,
  * @exited_runtime: receives what its exited threads waited for, a part of
  *	@runtime
  *
- * The exited part is read first: everything it holds was charged to the
- * totals before, so a total is never less than its exited part.
+ * The live threads are summed under RCU, those that left the process
+ * skipped: their usage is in the exited usage, which is read around the
+ * sum, and the sum taken again if it changed meanwhile (then with the
+ * exited usage's lock held, so that it ends).
  */
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
@@ -525,24 +703,44 @@ void recount_process_read(struct signal_struct *sig,
 			  struct recount_runtime *exited_runtime)
 {
 	struct recount_process *p = &sig->recount;
-	struct recount_runtime cpu_runtime;
-	struct recount_usage usage;
+	struct recount_usage usage[RECOUNT_NR_KINDS];
+	struct recount_runtime thread_runtime;
+	struct task_struct *t;
+	unsigned long flags = 0;
+	bool locked = false;
 	unsigned int seq;
-	int cpu;
+	int k;
 
-	do {
-		seq = read_seqcount_begin(&p->exited_seq);
-		*exited = p->exited;
-		*exited_runtime = p->exited_runtime;
-	} while (read_seqcount_retry(&p->exited_seq, seq));
+	rcu_read_lock();
+	for (;;) {
+		if (locked)
+			raw_spin_lock_irqsave(&p->exited_lock, flags);
+		seq = raw_read_seqcount_begin(&p->exited_seq);
+		for (k = 0; k < RECOUNT_NR_KINDS; k++)
+			recount_usage_copy(&total[k], &p->exited[k]);
+		recount_runtime_copy(runtime, &p->exited_runtime);
+		memset(exited, 0, sizeof(*exited));
+		for (k = 0; k < RECOUNT_NR_KINDS; k++)
+			recount_usage_sum(exited, &total[k]);
+		*exited_runtime = *runtime;
 
-	memset(total, 0, sizeof(*total) * RECOUNT_NR_KINDS);
-	memset(runtime, 0, sizeof(*runtime));
-	for_each_possible_cpu(cpu) {
-		recount_track_read(per_cpu_ptr(p->tracks, cpu), &usage, &cpu_runtime);
-		recount_usage_sum(&total[per_cpu(recount_cpus, cpu).kind], &usage);
-		recount_runtime_sum(runtime, &cpu_runtime);
+		__for_each_thread(sig, t) {
+			if (READ_ONCE(t->recount.released))
+				continue;
+			recount_thread_read(t, usage, &thread_runtime);
+			for (k = 0; k < RECOUNT_NR_KINDS; k++)
+				recount_usage_sum(&total[k], &usage[k]);
+			recount_runtime_sum(runtime, &thread_runtime);
+		}
+		if (locked) {
+			raw_spin_unlock_irqrestore(&p->exited_lock, flags);
+			break;
+		}
+		if (!read_seqcount_retry(&p->exited_seq, seq))
+			break;
+		locked = true;
 	}
+	rcu_read_unlock();
 }
 
 /**
@@ -550,36 +748,36 @@ void recount_process_read(struct signal_struct *sig,
  * @cpu: the CPU
  * @cu: receives its kind, usage, idle time and idle energy
  *
- * An idle CPU's idle time and energy include the interval in progress, by the
- * CPU's own clock; the rest is as of the CPU's last accounting point (at most
- * a tick old for a CPU that runs). Only idle is brought forward: the
- * accounting point that ends an idle interval takes its time after this read
- * did, so what it charges is never less than what was read, while one that
- * ends a thread's interval may use a runqueue clock from before the read.
+ * The interval in progress is included, up to now: the time of the thread
+ * the CPU runs, split between user and kernel mode, or its idle time; its
+ * counters are as of the CPU's last accounting point.
  */
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 {
 	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
+	struct recount_delta d;
 	unsigned int seq, state;
-	u64 snap, now, time;
+	u64 idle;
+	int l;
 
 	do {
-		seq = recount_seq_read_begin(&rc->seq);
+		seq = read_seqcount_begin(&rc->seq);
 		recount_usage_copy(&cu->usage, &rc->usage);
 		cu->idle_time = READ_ONCE(rc->idle_time);
 		cu->idle_energy = READ_ONCE(rc->idle_energy);
-		state = READ_ONCE(rc->state);
-		snap = READ_ONCE(rc->snap.time);
-		/* Before the retry check: an idle exit after it reads a later time. */
-		now = state == RECOUNT_CPU_IDLE ? sched_clock_cpu(cpu) : 0;
-	} while (recount_seq_read_retry(&rc->seq, seq));
+		state = recount_cpu_progress(rc, cpu, &d, &idle);
+	} while (read_seqcount_retry(&rc->seq, seq));
 	cu->kind = rc->kind;
 
-	if (now <= snap)
-		return;
-	time = now - snap;
-	cu->idle_time += time;
-	cu->idle_energy += recount_energy(rc, time, true);
+	if (state == RECOUNT_CPU_IDLE) {
+		cu->idle_time += idle;
+		cu->idle_energy += recount_energy(rc, idle, true);
+	} else if (state == RECOUNT_CPU_RUNNING) {
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+			cu->usage.level[l].time += d.time[l];
+		cu->usage.energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
+						   d.time[RECOUNT_LEVEL_KERNEL], false);
+	}
 }
 
 /**
@@ -599,12 +797,6 @@ u32 recount_metrics_supported(void)
 	return metrics;
 }
 
-static void recount_process_init_exited(struct recount_process *p)
-{
-	raw_spin_lock_init(&p->exited_lock);
-	seqcount_raw_spinlock_init(&p->exited_seq, &p->exited_lock);
-}
-
 /**
  * recount_task_init() - initialize a new thread's state
  * @p: the new thread, not yet running
@@ -614,116 +806,125 @@ static void recount_process_init_exited(struct recount_process *p)
 void recount_task_init(struct task_struct *p)
 {
 	memset(&p->recount, 0, sizeof(p->recount));
+	seqcount_init(&p->recount.seq);
 }
 
 /**
  * recount_signal_init() - initialize a new process's state
  * @sig: the new process's signal_struct, zeroed
  *
- * Called by copy_signal(). Allocates one track per possible CPU, whether
- * recount is on or not, so that a process created while it is off is
- * accounted from the moment it is switched on.
- *
- * Return: 0, or -ENOMEM.
+ * Called by copy_signal(). Nothing is allocated: a process's state has a
+ * fixed size.
  */
-int recount_signal_init(struct signal_struct *sig)
+void recount_signal_init(struct signal_struct *sig)
 {
-	sig->recount.tracks = alloc_percpu_gfp(struct recount_track, GFP_KERNEL_ACCOUNT);
-	if (!sig->recount.tracks)
-		return -ENOMEM;
-	recount_process_init_exited(&sig->recount);
-	return 0;
-}
-
-/**
- * recount_signal_free() - release a process's state
- * @sig: the signal_struct being freed
- *
- * Called by free_signal_struct(), possibly from atomic context.
- */
-void recount_signal_free(struct signal_struct *sig)
-{
-	free_percpu(sig->recount.tracks);
-}
-
-/**
- * recount_thread_dead() - fold a dead thread into its process's exited usage
- * @t: the thread, switched out for the last time
- *
- * Called by finish_task_switch() for a TASK_DEAD thread, after its final
- * accounting point. Runs whether recount is on or not, so that a process's
- * exited usage is always the sum of its exited threads.
- */
-void recount_thread_dead(struct task_struct *t)
-{
-	struct recount_process *p = &t->signal->recount;
-	struct recount_usage usage[RECOUNT_NR_KINDS];
-	struct recount_runtime runtime;
-	int k;
-
-	recount_thread_read(t, usage, &runtime);
-	raw_spin_lock(&p->exited_lock);
-	write_seqcount_begin(&p->exited_seq);
-	for (k = 0; k < RECOUNT_NR_KINDS; k++)
-		recount_usage_sum(&p->exited, &usage[k]);
-	recount_runtime_sum(&p->exited_runtime, &runtime);
-	write_seqcount_end(&p->exited_seq);
-	raw_spin_unlock(&p->exited_lock);
+	raw_spin_lock_init(&sig->recount.exited_lock);
+	seqcount_raw_spinlock_init(&sig->recount.exited_seq, &sig->recount.exited_lock);
 }
 
 static DEFINE_MUTEX(recount_control_mutex);
 
-/*
- * Mark @cpu's state unknown; only while no accounting point can run. An idle
- * CPU's interval in progress is charged first: readers have been adding it
- * (recount_cpu_read()), and what they read must not go back.
- */
-static void recount_cpu_stop(int cpu)
-{
-	struct recount_cpu *rc = per_cpu_ptr(&recount_cpus, cpu);
-	u64 now, time;
+/* sysctl kernel.recount_pmu: take the PMU's counters when switched on. */
+static int recount_use_pmu = 1;
 
-	recount_seq_write_begin(&rc->seq);
-	recount_seq_write_fence();
-	now = sched_clock_cpu(cpu);
-	if (rc->state == RECOUNT_CPU_IDLE && now > rc->snap.time) {
-		time = now - rc->snap.time;
-		WRITE_ONCE(rc->idle_time, rc->idle_time + time);
-		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, time, true));
-	}
-	WRITE_ONCE(rc->state, RECOUNT_CPU_RESYNC);
-	recount_seq_write_fence();
-	recount_seq_write_end(&rc->seq);
+/* Start accounting the local CPU: its first accounting point charges nothing. */
+static void recount_cpu_start(void *unused)
+{
+	recount_account_current();
+}
+
+/* The local CPU's last accounting point before recount is switched off. */
+static void recount_cpu_stop(void *unused)
+{
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+
+	if (rc->state == RECOUNT_CPU_OFF)
+		return;
+	recount_account_current();
+	raw_write_seqcount_begin(&rc->seq);
+	WRITE_ONCE(rc->state, RECOUNT_CPU_STOPPING);
+	raw_write_seqcount_end(&rc->seq);
 }
 
 static void recount_set_enabled(bool on)
 {
+	struct recount_cpu *rc;
 	int cpu;
 
-	guard(mutex)(&recount_control_mutex);
-
+	lockdep_assert_held(&recount_control_mutex);
 	if (on == recount_enabled())
 		return;
+
+	cpus_read_lock();
 	if (on) {
 		/* Marks threads left from before are stale from now on. */
 		WRITE_ONCE(recount_started_at, local_clock());
+		recount_clock_select();
 		/* Without counters, cycles and instructions are unsupported. */
-		recount_pmu_start();
-		/* Every CPU is in RECOUNT_CPU_RESYNC: see below and recount_cpus. */
-		static_branch_enable(&recount_enabled_key);
+		if (READ_ONCE(recount_use_pmu))
+			recount_pmu_start();
+		else
+			recount_pmu_forget();
+		/* Every CPU is RECOUNT_CPU_OFF: see recount_cpus, and below. */
+		static_branch_enable_cpuslocked(&recount_enabled_key);
+		on_each_cpu(recount_cpu_start, NULL, 1);
+		cpus_read_unlock();
 		return;
 	}
 
-	static_branch_disable(&recount_enabled_key);
+	/* Charge every CPU up to now; from then on, nothing. */
+	on_each_cpu(recount_cpu_stop, NULL, 1);
+	static_branch_disable_cpuslocked(&recount_enabled_key);
 	/*
-	 * Accounting points run with interrupts disabled and test
-	 * the key inside that section: once a grace period has elapsed, none is
+	 * Accounting points run with interrupts disabled and test the key
+	 * inside that section: once a grace period has elapsed, none is
 	 * running any more and none will start, and the CPUs' states are ours.
 	 */
 	synchronize_rcu();
-	for_each_possible_cpu(cpu)
-		recount_cpu_stop(cpu);
+	for_each_possible_cpu(cpu) {
+		rc = per_cpu_ptr(&recount_cpus, cpu);
+		raw_write_seqcount_begin(&rc->seq);
+		WRITE_ONCE(rc->state, RECOUNT_CPU_OFF);
+		WRITE_ONCE(rc->curr, NULL);
+		raw_write_seqcount_end(&rc->seq);
+	}
 	recount_pmu_stop();
+	cpus_read_unlock();
+}
+
+/**
+ * recount_restart() - switch recount off and on again
+ *
+ * For a change of its clock or of its sources (kernel/recount/clock.c).
+ *
+ * Return: 0.
+ */
+int recount_restart(void)
+{
+	guard(mutex)(&recount_control_mutex);
+	if (recount_enabled()) {
+		recount_set_enabled(false);
+		recount_set_enabled(true);
+	}
+	return 0;
+}
+
+/*
+ * A CPU coming online got its counters (pmu.c): it starts from them. One
+ * going offline folds what its counters counted before they go.
+ */
+static int recount_cpu_online(unsigned int cpu)
+{
+	recount_pmu_cpu_online(cpu);
+	recount_update_current();
+	return 0;
+}
+
+static int recount_cpu_offline(unsigned int cpu)
+{
+	recount_update_current();
+	recount_pmu_cpu_offline(cpu);
+	return 0;
 }
 
 static bool recount_boot_on __initdata;
@@ -752,8 +953,39 @@ static int recount_sysctl_enabled(const struct ctl_table *table, int write,
 	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
 	if (err < 0)
 		return err;
-	if (write)
+	if (write) {
+		guard(mutex)(&recount_control_mutex);
 		recount_set_enabled(state);
+	}
+	return err;
+}
+
+static int recount_sysctl_pmu(const struct ctl_table *table, int write,
+			      void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int use = READ_ONCE(recount_use_pmu);
+	struct ctl_table t;
+	int err;
+
+	if (write && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	t = *table;
+	t.data = &use;
+	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+	if (err < 0 || !write)
+		return err;
+	guard(mutex)(&recount_control_mutex);
+	if (use == recount_use_pmu)
+		return err;
+	/* The counters are taken when recount is switched on: restart it. */
+	if (recount_enabled()) {
+		recount_set_enabled(false);
+		WRITE_ONCE(recount_use_pmu, use);
+		recount_set_enabled(true);
+	} else {
+		WRITE_ONCE(recount_use_pmu, use);
+	}
 	return err;
 }
 
@@ -763,6 +995,14 @@ static struct ctl_table recount_sysctls[] = {
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= recount_sysctl_enabled,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "recount_pmu",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= recount_sysctl_pmu,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
@@ -782,25 +1022,26 @@ static inline void recount_sysctl_init(void) { }
  */
 static int __init recount_init(void)
 {
-	struct signal_struct *sig = init_task.signal;
 	int ret;
 
 	BUILD_BUG_ON(ARRAY_SIZE(init_task.recount.kind) != RECOUNT_KIND_MAX + 1);
 
-	/* init_task's signal_struct is static: copy_signal() never saw it. */
-	sig->recount.tracks = &recount_init_tracks;
-	recount_process_init_exited(&sig->recount);
+	/* init_task and its signal_struct are static: copy_process() never saw them. */
+	seqcount_init(&init_task.recount.seq);
+	recount_signal_init(init_task.signal);
 
 	recount_kind_init();
 	recount_energy_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "recount:online",
-					recount_pmu_cpu_online, recount_pmu_cpu_offline);
+					recount_cpu_online, recount_cpu_offline);
 	if (ret < 0)
 		pr_warn("recount: no CPU hotplug callbacks (%d): CPUs that come online will not count cycles\n",
 			ret);
 	recount_sysctl_init();
-	if (recount_boot_on)
+	if (recount_boot_on) {
+		guard(mutex)(&recount_control_mutex);
 		recount_set_enabled(true);
+	}
 	return 0;
 }
 late_initcall_sync(recount_init);

@@ -3,22 +3,23 @@
  * recount's vocabulary, shared by the accounting core, the netlink family and
  * the KUnit tests.
  *
- *   snapshot  a CPU's counters at an accounting point      struct recount_snap
- *   delta     what a CPU did between two snapshots         struct recount_metrics
- *   usage     deltas accumulated per level                 struct recount_usage
- *   track     a usage with a sequence count: one writer,
- *             lockless readers                             struct recount_track
+ *   user clock  a CPU's user time, kept by the user/kernel
+ *               transitions (include/linux/recount.h)     recount_user_clock
+ *   snapshot    a CPU's PMU counters at an accounting point struct recount_snap
+ *   delta       what a CPU did between two accounting
+ *               points                                    struct recount_delta
+ *   usage       deltas accumulated per level              struct recount_usage
  *
  * Where the hooks live:
  *   include/linux/entry-common.h        recount_user_exit(), recount_user_enter()
  *   arch/arm64/kernel/entry-common.c    recount_user_exit(), recount_user_enter()
- *   kernel/sched/core.c                 recount_sched_switch(), recount_thread_dead()
+ *   kernel/sched/core.c                 recount_sched_switch(), recount_sched_tick()
  *   kernel/sched/idle.c                 recount_idle_enter(), recount_idle_exit(),
  *                                       recount_idle_dead()
- *   kernel/fork.c                       recount_task_init(), recount_signal_init(),
- *                                       recount_signal_free()
+ *   kernel/fork.c                       recount_task_init(), recount_signal_init()
+ *   kernel/exit.c                       recount_thread_release()
  *
- * Files: core.c (accounting and reads); the sources of metrics beyond time:
+ * Files: core.c (accounting and reads); clock.c (its clock); the sources of metrics beyond time:
  * pmu.c (cycles, instructions), energy.c (energy), kind.c (CPU kinds);
  * netlink.c (the RECOUNT family; the policy and ops in netlink_gen.c are
  * generated from its YNL spec); recount_kunit.c (tests of what is here).
@@ -35,8 +36,8 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <uapi/linux/recount.h>
-#include <linux/processor.h>
-#include <asm/barrier.h>
+#include <linux/math64.h>
+#include <linux/seqlock.h>
 
 /**
  * struct recount_counts - what a CPU's PMU counted in one mode
@@ -52,69 +53,85 @@ struct recount_counts {
 #define RECOUNT_SNAP_PMU	BIT(0)	/* @counts */
 
 /**
- * struct recount_snap - a CPU's counters at an accounting point
- * @time: the CPU's scheduler clock (sched_clock_cpu()), in nanoseconds
+ * struct recount_snap - a CPU's PMU counters at an accounting point
  * @counts: the CPU's mode-filtered PMU counters, per level
  * @tried: RECOUNT_SNAP_* bits of the counters this snapshot read
  * @valid: RECOUNT_SNAP_* bits of the counters it read whole
  *
  * The PMU counts each mode apart (see pmu.c), so the counters are read only
- * where the running thread changes (context switch, idle, a read of the
- * caller), not at user/kernel transitions, which take the time alone.
+ * at accounting points, never at user/kernel transitions.
  */
 struct recount_snap {
-	u64 time;
 	struct recount_counts counts[RECOUNT_NR_LEVELS];
 	unsigned int tried;
 	unsigned int valid;
 };
 
 /**
- * struct recount_delta - what a CPU did between two snapshots
- * @time: the time, in nanoseconds, all spent at one level
+ * struct recount_delta - what a CPU did between two accounting points
+ * @time: the time spent at each level, in nanoseconds
  * @counts: what the PMU counted at each level
  * @counted: whether @counts were read; if not they are 0, and adding them is
- *	skipped (the user/kernel transitions, where no counter is read)
+ *	skipped
  * @inexact: RECOUNT_INEXACT_* bits of the counts that are missing
  */
 struct recount_delta {
-	u64 time;
+	u64 time[RECOUNT_NR_LEVELS];
 	struct recount_counts counts[RECOUNT_NR_LEVELS];
 	bool counted;
 	u32 inexact;
 };
 
 /**
- * enum recount_cpu_state - what a CPU has been doing since its last snapshot
- * @RECOUNT_CPU_RESYNC: unknown, because recount was off or the CPU offline;
- *	the next accounting point takes a snapshot and charges nothing
- * @RECOUNT_CPU_USER: running current in user mode
- * @RECOUNT_CPU_KERNEL: running current in kernel mode
- * @RECOUNT_CPU_IDLE: waiting in the idle loop
+ * enum recount_cpu_state - what a CPU has been doing since its last
+ *	accounting point
+ * @RECOUNT_CPU_OFF: unknown, because recount was off or the CPU offline;
+ *	the next accounting point while recount is on starts accounting and
+ *	charges nothing
+ * @RECOUNT_CPU_RUNNING: running a thread, its @curr
+ * @RECOUNT_CPU_IDLE: idle: running its idle task, or a thread that idles it
+ * @RECOUNT_CPU_STOPPING: recount is being switched off: the CPU has taken its
+ *	last accounting point, and takes none until it is off
  */
 enum recount_cpu_state {
-	RECOUNT_CPU_RESYNC,
-	RECOUNT_CPU_USER,
-	RECOUNT_CPU_KERNEL,
+	RECOUNT_CPU_OFF,
+	RECOUNT_CPU_RUNNING,
 	RECOUNT_CPU_IDLE,
+	RECOUNT_CPU_STOPPING,
 };
+
+/* The fractions of a nanosecond a CPU carries, per level and for idle. */
+#define RECOUNT_FRAC_IDLE	RECOUNT_NR_LEVELS
+#define RECOUNT_NR_FRACS	(RECOUNT_NR_LEVELS + 1)
 
 /**
  * struct recount_cpu - recount's state of a CPU
  * @seq: sequence count covering all fields but @kind
- * @state: what the CPU has been doing since @snap, an enum recount_cpu_state
+ * @state: what the CPU has been doing since @at, an enum recount_cpu_state
  * @kind: the CPU's kind, an enum recount_kind, set before recount runs
- * @snap: the CPU's last snapshot
+ * @curr: the thread the CPU runs, while RECOUNT_CPU_RUNNING; compared, never
+ *	dereferenced, by readers
+ * @at: recount_clock() at the CPU's last accounting point
+ * @user: the user time of its user clock then (bits 63-8 of the word)
+ * @factor: nanoseconds per tick of recount_clock(), 32.32 fixed point
+ * @frac: fractions of a nanosecond carried to the next accounting point,
+ *	2^-32 ns, per level and for idle
+ * @snap: the CPU's PMU counters at its last accounting point
  * @usage: what ran on the CPU, per level
  * @idle_time: time the CPU spent idle, in nanoseconds
  * @idle_energy: energy the CPU used while idle, in nanojoules
  *
- * Written only by its own CPU, read by anyone.
+ * Written only by its own CPU, with interrupts disabled, read by anyone.
  */
 struct recount_cpu {
-	unsigned int seq;
+	seqcount_t seq;
 	unsigned int state;
 	unsigned int kind;
+	struct task_struct *curr;
+	u64 at;
+	u64 user;
+	u64 factor;
+	u32 frac[RECOUNT_NR_FRACS];
 	struct recount_snap snap;
 	struct recount_usage usage;
 	u64 idle_time;
@@ -135,118 +152,87 @@ struct recount_cpu_usage {
 	u64 idle_energy;
 };
 
-/*
- * Sequence counts
- *
- * An accounting point updates up to three tracks (thread, process, CPU). As in
- * XNU's Recount, the writer makes every one of their sequence counts odd,
- * issues one write barrier, adds the delta to all of them, issues a second
- * write barrier and makes the counts even again: two barriers per accounting
- * point, not two per track. A reader retries while the count is odd or has
- * changed under it; it never blocks the writer, and a writer never waits.
- *
- * Each track has a single writer (see struct recount_track), which runs with
- * interrupts disabled, so the writer needs no atomic
- * read-modify-write. Values are stored with WRITE_ONCE() and loaded with
- * READ_ONCE(): a reader that wants a single 64-bit value can skip the
- * sequence count; one that combines several (CPI, say) must not.
- */
+/* Ticks of recount_clock() are compared modulo 2^56, the user clock's range. */
+#define RECOUNT_CLOCK_MASK	GENMASK_ULL(63 - RECOUNT_USER_CLOCK_SHIFT, 0)
 
 /**
- * recount_seq_write_begin() - open a track's sequence count for writing
- * @seq: the sequence count
+ * recount_ticks_to_ns() - convert ticks of recount's clock to nanoseconds
+ * @ticks: the ticks
+ * @factor: nanoseconds per tick, 32.32 fixed point
+ * @frac: the fraction of a nanosecond carried from the previous conversion,
+ *	updated with the one this conversion leaves
  *
- * Once every track of the update is open, the writer issues
- * recount_seq_write_fence().
+ * The carried fraction makes a sum of conversions the conversion of the
+ * sum, to within a nanosecond: rounding loses nothing over time.
+ *
+ * Return: the nanoseconds.
  */
-static __always_inline void recount_seq_write_begin(unsigned int *seq)
+static inline u64 recount_ticks_to_ns(u64 ticks, u64 factor, u32 *frac)
 {
-	WRITE_ONCE(*seq, *seq + 1);
+	u64 low = (u64)(u32)(ticks * factor) + *frac;
+
+	*frac = (u32)low;
+	return mul_u64_u64_shr(ticks, factor, 32) + (low >> 32);
 }
 
 /**
- * recount_seq_write_fence() - order an update against its sequence counts
+ * recount_user_clock_user() - the user time a user clock says
+ * @word: the user clock
+ * @now: recount_clock() at the time the word is read for
  *
- * Issued once after opening every track of an update, and once before
- * closing them.
+ * Return: the user time, in ticks modulo 2^56, as of @now.
  */
-static __always_inline void recount_seq_write_fence(void)
+static inline u64 recount_user_clock_user(u64 word, u64 now)
 {
-	/* Pairs with smp_rmb() in recount_seq_read_begin() and _retry(). */
-	smp_wmb();
+	u64 u = word >> RECOUNT_USER_CLOCK_SHIFT;
+
+	if (word & 1)
+		u += now;
+	return u & RECOUNT_CLOCK_MASK;
 }
 
 /**
- * recount_seq_write_end() - close a track's sequence count
- * @seq: the sequence count
+ * recount_split() - split an interval between user and kernel mode
+ * @ticks: the interval, in ticks
+ * @user: the growth of the user clock over it, in ticks modulo 2^56
+ * @factor: nanoseconds per tick, 32.32 fixed point
+ * @frac: the fractions carried per level, updated
+ * @time: receives the nanoseconds per level
  *
- * The writer issues recount_seq_write_fence() once before closing the
- * tracks of the update.
+ * User time cannot exceed the interval; if the clocks say so (an unordered
+ * clock read at a transition), the interval is all user time.
  */
-static __always_inline void recount_seq_write_end(unsigned int *seq)
+static inline void recount_split(u64 ticks, u64 user, u64 factor, u32 *frac,
+				 u64 time[RECOUNT_NR_LEVELS])
 {
-	WRITE_ONCE(*seq, *seq + 1);
+	if (user > ticks)
+		user = ticks;
+	time[RECOUNT_LEVEL_USER] = recount_ticks_to_ns(user, factor,
+						       &frac[RECOUNT_LEVEL_USER]);
+	time[RECOUNT_LEVEL_KERNEL] = recount_ticks_to_ns(ticks - user, factor,
+							 &frac[RECOUNT_LEVEL_KERNEL]);
 }
 
 /**
- * recount_seq_read_begin() - start reading a track
- * @seq: the track's sequence count
- *
- * Return: the count to pass to recount_seq_read_retry().
- */
-static __always_inline unsigned int recount_seq_read_begin(const unsigned int *seq)
-{
-	unsigned int s;
-
-	while ((s = READ_ONCE(*seq)) & 1)
-		cpu_relax();
-	/* Pairs with the first recount_seq_write_fence() of the writer. */
-	smp_rmb();
-	return s;
-}
-
-/**
- * recount_seq_read_retry() - did the track change while it was read?
- * @seq: the track's sequence count
- * @start: what recount_seq_read_begin() returned
- *
- * Return: true if the values read must be read again.
- */
-static __always_inline bool recount_seq_read_retry(const unsigned int *seq,
-						   unsigned int start)
-{
-	/* Pairs with the second recount_seq_write_fence() of the writer. */
-	smp_rmb();
-	return unlikely(READ_ONCE(*seq) != start);
-}
-
-/**
- * recount_snap_delta() - what a CPU did between two snapshots
+ * recount_counts_delta() - what a CPU's PMU counted between two snapshots
  * @prev: the earlier snapshot
  * @now: the later snapshot
- * @delta: set to @now - @prev
- *
- * The runqueue clock __schedule() passes can lag a clock the CPU read at an
- * accounting point just before, because the scheduler may skip a clock update.
- * Such a snapshot adds no time (see recount_snap_advance()), so no interval is
- * counted twice and none is lost.
+ * @delta: its @counts, @counted and @inexact are set
  *
  * Counters are 64-bit and only move forward: their deltas are plain
  * differences, which a counter wrapping around its 64 bits does not disturb.
- * A snapshot that did not read the counters gives none: they will be counted
- * at the next one that does. One that tried and failed, or whose predecessor
- * did, gives none and marks them inexact: those counts are lost.
+ * Where either snapshot did not read them (the CPU had no counters), there
+ * are none. Where either tried and failed, there are none, and they are
+ * marked inexact: those counts are lost.
  */
-static __always_inline void recount_snap_delta(const struct recount_snap *prev,
-					       const struct recount_snap *now,
-					       struct recount_delta *delta)
+static inline void recount_counts_delta(const struct recount_snap *prev,
+					const struct recount_snap *now,
+					struct recount_delta *delta)
 {
 	int l;
 
-	delta->time = now->time > prev->time ? now->time - prev->time : 0;
 	delta->inexact = 0;
-	if ((now->tried & RECOUNT_SNAP_PMU) &&
-	    (now->valid & prev->valid & RECOUNT_SNAP_PMU)) {
+	if (now->tried & prev->tried & now->valid & prev->valid & RECOUNT_SNAP_PMU) {
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 			delta->counts[l].cycles = now->counts[l].cycles - prev->counts[l].cycles;
 			delta->counts[l].instructions =
@@ -257,60 +243,60 @@ static __always_inline void recount_snap_delta(const struct recount_snap *prev,
 	}
 	memset(delta->counts, 0, sizeof(delta->counts));
 	delta->counted = false;
-	if (now->tried & RECOUNT_SNAP_PMU)
+	if (now->tried & prev->tried & RECOUNT_SNAP_PMU)
 		delta->inexact = RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS;
 }
 
 /**
- * recount_snap_advance() - make @now the CPU's last snapshot
- * @prev: the CPU's last snapshot, updated
- * @now: the snapshot just taken
- *
- * A time older than @prev's leaves it as it is. Counters @now did not read
- * keep their value in @prev, the base of their next delta.
+ * recount_usage_add_time() - add time and energy to a usage, inside a write
+ *	section
+ * @usage: the usage of a track being written
+ * @time: the time spent at each level, in nanoseconds
+ * @energy: the energy used meanwhile, in nanojoules
  */
-static __always_inline void recount_snap_advance(struct recount_snap *prev,
-						 const struct recount_snap *now)
+static __always_inline void recount_usage_add_time(struct recount_usage *usage,
+						   const u64 time[RECOUNT_NR_LEVELS], u64 energy)
 {
 	int l;
 
-	if (now->time > prev->time)
-		WRITE_ONCE(prev->time, now->time);
-	if (!(now->tried & RECOUNT_SNAP_PMU))
-		return;
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
-		WRITE_ONCE(prev->counts[l].cycles, now->counts[l].cycles);
-		WRITE_ONCE(prev->counts[l].instructions, now->counts[l].instructions);
-	}
-	WRITE_ONCE(prev->valid, now->valid);
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		WRITE_ONCE(usage->level[l].time, usage->level[l].time + time[l]);
+	if (energy)
+		WRITE_ONCE(usage->energy, usage->energy + energy);
 }
 
 /**
- * recount_usage_add() - add a delta to a usage, inside a write section
+ * recount_usage_add_counts() - add a delta's counts to a usage, inside a
+ *	write section
  * @usage: the usage of a track being written
- * @level: the level the delta's time was spent at
- * @delta: the delta
- * @energy: the energy used over the delta, in nanojoules
+ * @delta: the delta: its counts, if it has any, and its inexact flags
  */
-static __always_inline void recount_usage_add(struct recount_usage *usage,
-					      enum recount_level level,
-					      const struct recount_delta *delta, u64 energy)
+static inline void recount_usage_add_counts(struct recount_usage *usage,
+					    const struct recount_delta *delta)
 {
 	struct recount_metrics *m;
 	int l;
 
-	m = &usage->level[level];
-	WRITE_ONCE(m->time, m->time + delta->time);
-	/* Most accounting points read no counter and estimate no energy. */
 	for (l = 0; delta->counted && l < RECOUNT_NR_LEVELS; l++) {
 		m = &usage->level[l];
 		WRITE_ONCE(m->cycles, m->cycles + delta->counts[l].cycles);
 		WRITE_ONCE(m->instructions, m->instructions + delta->counts[l].instructions);
 	}
-	if (energy)
-		WRITE_ONCE(usage->energy, usage->energy + energy);
 	if (unlikely(delta->inexact & ~usage->inexact))
 		WRITE_ONCE(usage->inexact, usage->inexact | delta->inexact);
+}
+
+/**
+ * recount_usage_add() - add a delta to a usage, inside a write section
+ * @usage: the usage of a track being written
+ * @delta: the delta
+ * @energy: the energy used over the delta, in nanojoules
+ */
+static inline void recount_usage_add(struct recount_usage *usage,
+				     const struct recount_delta *delta, u64 energy)
+{
+	recount_usage_add_time(usage, delta->time, energy);
+	recount_usage_add_counts(usage, delta);
 }
 
 /**
@@ -379,27 +365,15 @@ static inline void recount_runtime_sum(struct recount_runtime *dst,
 		dst->wait[w] += src->wait[w];
 }
 
-/**
- * recount_track_read() - read a track whole
- * @track: the track
- * @usage: receives its usage
- * @runtime: receives its runtime
- */
-static inline void recount_track_read(const struct recount_track *track,
-				      struct recount_usage *usage,
-				      struct recount_runtime *runtime)
-{
-	unsigned int seq;
-
-	do {
-		seq = recount_seq_read_begin(&track->seq);
-		recount_usage_copy(usage, &track->usage);
-		recount_runtime_copy(runtime, &track->runtime);
-	} while (recount_seq_read_retry(&track->seq, seq));
-}
+/* clock.c: recount's clock */
+void recount_clock_select(void);
+u64 recount_clock_factor(void);
+u64 recount_clock_ordered(void);
+void recount_clock_check(struct recount_cpu *rc);
 
 /* core.c: reads */
 void recount_update_current(void);
+int recount_restart(void);
 void recount_thread_read(struct task_struct *t,
 			 struct recount_usage usage[RECOUNT_NR_KINDS],
 			 struct recount_runtime *runtime);
@@ -455,6 +429,7 @@ DECLARE_STATIC_KEY_FALSE(recount_pmu_key);
 void recount_pmu_read(struct recount_snap *snap);
 int recount_pmu_start(void);
 void recount_pmu_stop(void);
+void recount_pmu_forget(void);
 bool recount_pmu_supported(void);
 int recount_pmu_cpu_online(unsigned int cpu);
 int recount_pmu_cpu_offline(unsigned int cpu);

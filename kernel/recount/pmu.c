@@ -65,6 +65,12 @@ void recount_pmu_read(struct recount_snap *snap)
 	bool ok = true;
 	int l;
 
+	/* A CPU without counters (going offline, coming online) has no counts. */
+	if (!READ_ONCE(pmu->cycles[RECOUNT_LEVEL_USER]) &&
+	    !READ_ONCE(pmu->cycles[RECOUNT_LEVEL_KERNEL]) &&
+	    !READ_ONCE(pmu->instructions[RECOUNT_LEVEL_USER]) &&
+	    !READ_ONCE(pmu->instructions[RECOUNT_LEVEL_KERNEL]))
+		return;
 	snap->tried |= RECOUNT_SNAP_PMU;
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		ok &= recount_pmu_read_one(READ_ONCE(pmu->cycles[l]),
@@ -171,7 +177,8 @@ int recount_pmu_cpu_offline(unsigned int cpu)
 /**
  * recount_pmu_start() - create the counters of every online CPU
  *
- * Called while recount is off, before it is switched on.
+ * Called while recount is off, before it is switched on, with the CPU
+ * hotplug lock held.
  *
  * Return: 0, or -ENODEV if no CPU has counters: cycles and instructions are
  * then unsupported.
@@ -181,13 +188,12 @@ int recount_pmu_start(void)
 	bool any = false;
 	unsigned int cpu;
 
-	cpus_read_lock();
+	lockdep_assert_cpus_held();
 	WRITE_ONCE(recount_pmu_wanted, true);
 	for_each_online_cpu(cpu)
 		any |= recount_pmu_install(cpu);
 	if (any)
 		static_branch_enable_cpuslocked(&recount_pmu_key);
-	cpus_read_unlock();
 	WRITE_ONCE(recount_pmu_found, any);
 	return any ? 0 : -ENODEV;
 }
@@ -195,18 +201,28 @@ int recount_pmu_start(void)
 /**
  * recount_pmu_stop() - release every CPU's counters
  *
- * Called once recount is off and no accounting point runs any more.
+ * Called once recount is off and no accounting point runs any more, with
+ * the CPU hotplug lock held.
  */
 void recount_pmu_stop(void)
 {
 	unsigned int cpu;
 
-	cpus_read_lock();
+	lockdep_assert_cpus_held();
 	WRITE_ONCE(recount_pmu_wanted, false);
 	static_branch_disable_cpuslocked(&recount_pmu_key);
 	for_each_online_cpu(cpu)
 		recount_pmu_uninstall(cpu);
-	cpus_read_unlock();
+}
+
+/**
+ * recount_pmu_forget() - recount starts without counters
+ *
+ * Cycles and instructions become unsupported (sysctl kernel.recount_pmu=0).
+ */
+void recount_pmu_forget(void)
+{
+	WRITE_ONCE(recount_pmu_found, false);
 }
 
 /**

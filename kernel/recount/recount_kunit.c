@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of recount's pure logic: deltas between snapshots and counter
- * wrap, usage sums, energy scaling, CPU kinds by capacity, and the
- * sequence-count protocol of tracks against a concurrent writer.
+ * KUnit tests of recount's pure logic: the user clock and its wraps, the
+ * conversion of ticks to nanoseconds and the user/kernel split, counter
+ * deltas, usage sums, energy scaling, CPU kinds by capacity, and tracks'
+ * sequence counts against a concurrent writer.
  */
 
 #include <kunit/test.h>
@@ -15,29 +16,102 @@
 
 #include "internal.h"
 
-static void recount_test_snap_delta(struct kunit *test)
+/* A transition at @now, from the word @w, as recount_user_transition() does. */
+static u64 recount_test_transition(u64 w, u64 now, bool to_user)
 {
-	struct recount_snap prev = { .time = 1000 }, now = {};
-	struct recount_delta delta;
+	return recount_user_clock_next(w, now, to_user);
+}
 
-	now.time = 1500;
-	recount_snap_delta(&prev, &now, &delta);
-	KUNIT_EXPECT_EQ(test, delta.time, 500);
-	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
+static void recount_test_user_clock(struct kunit *test)
+{
+	u64 w = 0;
 
-	now.time = 1000;
-	recount_snap_delta(&prev, &now, &delta);
-	KUNIT_EXPECT_EQ(test, delta.time, 0);
+	/* Kernel mode from 0 to 100, user mode 100-250, kernel 250-400. */
+	w = recount_test_transition(w, 100, true);
+	KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_COUNT, 1);
+	KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_BUSY, 0);
+	/* In user mode, the user time grows with the clock. */
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 100), 0);
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 180), 80);
+	w = recount_test_transition(w, 250, false);
+	KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_COUNT, 2);
+	/* In kernel mode, it stands still. */
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 250), 150);
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 400), 150);
 
-	/* A lagging runqueue clock adds nothing rather than wrapping around. */
-	now.time = 900;
-	recount_snap_delta(&prev, &now, &delta);
-	KUNIT_EXPECT_EQ(test, delta.time, 0);
+	/* A busy bit left by the first store is cleared by the second. */
+	w = recount_test_transition(w | RECOUNT_USER_CLOCK_BUSY, 500, true);
+	KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_BUSY, 0);
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 520), 170);
+}
 
-	prev.time = U64_MAX - 10;
-	now.time = U64_MAX;
-	recount_snap_delta(&prev, &now, &delta);
-	KUNIT_EXPECT_EQ(test, delta.time, 10);
+static void recount_test_user_clock_wraps(struct kunit *test)
+{
+	u64 w = 0, now = RECOUNT_CLOCK_MASK - 10, user = 0;
+	int i;
+
+	/* The count wraps at 128 without touching the busy bit or the time... */
+	for (i = 0; i < 300; i++) {
+		w = recount_test_transition(w, now, !(i & 1));
+		KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_COUNT, (i + 1) & 127);
+		KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_BUSY, 0);
+		if (i & 1)
+			user += 3;
+		now += 3;
+	}
+	/* ...and the clock wraps at 2^56 (and at 2^64) without losing time. */
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, now), user);
+	w = recount_test_transition(0, U64_MAX - 1, true);
+	w = recount_test_transition(w, 5, false);
+	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, 5), 7);
+}
+
+static void recount_test_ticks_to_ns(struct kunit *test)
+{
+	/* 62.5 MHz (arm64's usual counter): 16 ns per tick, exactly. */
+	u64 factor = 16ULL << 32, sum = 0;
+	u32 frac = 0;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, recount_ticks_to_ns(1000, factor, &frac), 16000);
+	KUNIT_EXPECT_EQ(test, frac, 0);
+
+	/* 3 GHz: a third of a nanosecond; the fractions add up, not lost. */
+	factor = div64_u64(((u64)NSEC_PER_SEC << 32) + 1500000000ULL, 3000000000ULL);
+	frac = 0;
+	for (i = 0; i < 3000; i++)
+		sum += recount_ticks_to_ns(1, factor, &frac);
+	KUNIT_EXPECT_GE(test, sum, 999);
+	KUNIT_EXPECT_EQ(test, sum, recount_ticks_to_ns(3000, factor, &(u32){ 0 }));
+
+	/* Long intervals (an idle CPU for ten days) do not overflow. */
+	frac = 0;
+	KUNIT_EXPECT_EQ(test, recount_ticks_to_ns(62500000ULL * 86400 * 10, 16ULL << 32, &frac),
+			86400ULL * 10 * NSEC_PER_SEC);
+}
+
+static void recount_test_split(struct kunit *test)
+{
+	u32 frac[RECOUNT_NR_FRACS] = {};
+	u64 time[RECOUNT_NR_LEVELS];
+
+	recount_split(1000, 300, 1ULL << 32, frac, time);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_USER], 300);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_KERNEL], 700);
+
+	/* User time beyond the interval (an unordered clock read) is capped. */
+	recount_split(1000, 1200, 1ULL << 32, frac, time);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_USER], 1000);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_KERNEL], 0);
+
+	/* Each level carries its own fraction: half a ns each, twice. */
+	recount_split(1, 1, 1ULL << 31, frac, time);
+	recount_split(1, 0, 1ULL << 31, frac, time);
+	KUNIT_EXPECT_EQ(test, frac[RECOUNT_LEVEL_USER], 1U << 31);
+	KUNIT_EXPECT_EQ(test, frac[RECOUNT_LEVEL_KERNEL], 1U << 31);
+	recount_split(2, 1, 1ULL << 31, frac, time);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_USER], 1);
+	KUNIT_EXPECT_EQ(test, time[RECOUNT_LEVEL_KERNEL], 1);
 }
 
 static void recount_test_counter_delta(struct kunit *test)
@@ -50,7 +124,7 @@ static void recount_test_counter_delta(struct kunit *test)
 	prev.counts[RECOUNT_LEVEL_KERNEL] = (struct recount_counts){ 10, 4 };
 	now.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 350, 240 };
 	now.counts[RECOUNT_LEVEL_KERNEL] = (struct recount_counts){ 30, 9 };
-	recount_snap_delta(&prev, &now, &delta);
+	recount_counts_delta(&prev, &now, &delta);
 	KUNIT_EXPECT_TRUE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].cycles, 250);
@@ -61,59 +135,41 @@ static void recount_test_counter_delta(struct kunit *test)
 	/* Counters are 64-bit: a wrap past U64_MAX still gives the delta. */
 	prev.counts[RECOUNT_LEVEL_USER].cycles = U64_MAX - 5;
 	now.counts[RECOUNT_LEVEL_USER].cycles = 10;
-	recount_snap_delta(&prev, &now, &delta);
+	recount_counts_delta(&prev, &now, &delta);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].cycles, 16);
 
-	/* Not read at this point (a transition): nothing now, nothing lost. */
+	/* No counters at this point (CPU hotplug): nothing, nothing lost. */
 	now.tried = 0;
 	now.valid = 0;
-	recount_snap_delta(&prev, &now, &delta);
+	recount_counts_delta(&prev, &now, &delta);
 	KUNIT_EXPECT_FALSE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_USER].cycles, 0);
 
 	/* Read but failed, at either end: nothing, and it says so. */
 	now.tried = RECOUNT_SNAP_PMU;
-	recount_snap_delta(&prev, &now, &delta);
+	recount_counts_delta(&prev, &now, &delta);
 	KUNIT_EXPECT_FALSE(test, delta.counted);
 	KUNIT_EXPECT_EQ(test, delta.inexact,
 			RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS);
 	KUNIT_EXPECT_EQ(test, delta.counts[RECOUNT_LEVEL_KERNEL].instructions, 0);
 	now.valid = RECOUNT_SNAP_PMU;
 	prev.valid = 0;
-	recount_snap_delta(&prev, &now, &delta);
+	recount_counts_delta(&prev, &now, &delta);
 	KUNIT_EXPECT_NE(test, delta.inexact, 0);
-}
 
-static void recount_test_snap_advance(struct kunit *test)
-{
-	struct recount_snap prev = { .time = 1000, .tried = RECOUNT_SNAP_PMU,
-				     .valid = RECOUNT_SNAP_PMU };
-	struct recount_snap now = { .time = 900 };
-
-	prev.counts[RECOUNT_LEVEL_USER].cycles = 7;
-	now.counts[RECOUNT_LEVEL_USER].cycles = 5;
-
-	/* An older time must not move the CPU's last snapshot back... */
-	recount_snap_advance(&prev, &now);
-	KUNIT_EXPECT_EQ(test, prev.time, 1000);
-	/* ...and counters not read keep their base and its validity. */
-	KUNIT_EXPECT_EQ(test, prev.counts[RECOUNT_LEVEL_USER].cycles, 7);
-	KUNIT_EXPECT_EQ(test, prev.valid, RECOUNT_SNAP_PMU);
-
-	/* Counters read move; a later time moves, or [900, 1000] counts twice. */
-	now.time = 1200;
-	now.tried = RECOUNT_SNAP_PMU;
-	recount_snap_advance(&prev, &now);
-	KUNIT_EXPECT_EQ(test, prev.time, 1200);
-	KUNIT_EXPECT_EQ(test, prev.counts[RECOUNT_LEVEL_USER].cycles, 5);
-	KUNIT_EXPECT_EQ(test, prev.valid, 0);
+	/* Counters back after none (a CPU online): a new base, nothing lost. */
+	prev.tried = 0;
+	recount_counts_delta(&prev, &now, &delta);
+	KUNIT_EXPECT_FALSE(test, delta.counted);
+	KUNIT_EXPECT_EQ(test, delta.inexact, 0);
 }
 
 static void recount_test_usage_add_sum(struct kunit *test)
 {
-	struct recount_delta d1 = { .time = 7, .counted = true };
-	struct recount_delta d2 = { .time = 11, .counted = true };
+	struct recount_delta d1 = { .time = { 7, 0 }, .counted = true };
+	struct recount_delta d2 = { .time = { 11, 0 }, .counted = true };
+	struct recount_delta d3 = { .time = { 0, 7 }, .counted = true };
 	struct recount_usage a = {}, b = {}, copy;
 
 	d1.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 70, 35 };
@@ -121,9 +177,11 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	d2.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 110, 55 };
 	d2.inexact = RECOUNT_INEXACT_CYCLES;
 
-	recount_usage_add(&a, RECOUNT_LEVEL_USER, &d1, 3);
-	recount_usage_add(&a, RECOUNT_LEVEL_USER, &d2, 4);
-	recount_usage_add(&a, RECOUNT_LEVEL_KERNEL, &d1, 5);
+	d3.counts[RECOUNT_LEVEL_USER] = d1.counts[RECOUNT_LEVEL_USER];
+	d3.counts[RECOUNT_LEVEL_KERNEL] = d1.counts[RECOUNT_LEVEL_KERNEL];
+	recount_usage_add(&a, &d1, 3);
+	recount_usage_add(&a, &d2, 4);
+	recount_usage_add(&a, &d3, 5);
 	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].time, 18);
 	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_KERNEL].time, 7);
 	/* Counts go to their own level, whatever the time's. */
@@ -136,7 +194,9 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.inexact, RECOUNT_INEXACT_CYCLES);
 
 	d2.inexact = RECOUNT_INEXACT_ENERGY;
-	recount_usage_add(&b, RECOUNT_LEVEL_KERNEL, &d2, 1);
+	d2.time[RECOUNT_LEVEL_KERNEL] = 11;
+	d2.time[RECOUNT_LEVEL_USER] = 0;
+	recount_usage_add(&b, &d2, 1);
 	recount_usage_sum(&b, &a);
 	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_USER].time, 18);
 	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_KERNEL].time, 18);
@@ -146,7 +206,7 @@ static void recount_test_usage_add_sum(struct kunit *test)
 
 	/* A delta without counts adds its time and nothing else. */
 	d1.counted = false;
-	recount_usage_add(&a, RECOUNT_LEVEL_USER, &d1, 0);
+	recount_usage_add(&a, &d1, 0);
 	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].time, 25);
 	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].cycles, 250);
 	KUNIT_EXPECT_EQ(test, a.energy, 12);
@@ -195,14 +255,20 @@ static void recount_test_kind_of_capacity(struct kunit *test)
 #define RECOUNT_TEST_RETRIES	100
 #define RECOUNT_TEST_READS	100
 
+/* A track as a thread's: a usage under a seqcount_t. */
+struct recount_test_track {
+	seqcount_t seq;
+	struct recount_usage usage;
+};
+
 struct recount_test_race {
-	struct recount_track track[2];
+	struct recount_test_track track[2];
 	struct completion started;
 	bool stop;
 };
 
 /*
- * Writes as an accounting point does: both tracks, one barrier pair. Every
+ * Writes as an accounting point does: both tracks, nested sections. Every
  * metric grows by the same amount at both levels, so a whole read has them
  * all equal: a torn one, say cycles of one update and instructions of
  * another, does not.
@@ -210,7 +276,8 @@ struct recount_test_race {
 static int recount_test_writer(void *data)
 {
 	struct recount_test_race *race = data;
-	struct recount_delta one = { .time = 1, .counted = true };
+	struct recount_delta one = { .time = { 1, 1 }, .counted = true };
+	unsigned long flags;
 	int l;
 
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
@@ -218,16 +285,14 @@ static int recount_test_writer(void *data)
 
 	complete(&race->started);
 	while (!READ_ONCE(race->stop)) {
-		recount_seq_write_begin(&race->track[0].seq);
-		recount_seq_write_begin(&race->track[1].seq);
-		recount_seq_write_fence();
-		recount_usage_add(&race->track[0].usage, RECOUNT_LEVEL_USER, &one, 1);
-		recount_usage_add(&race->track[1].usage, RECOUNT_LEVEL_USER, &one, 1);
-		recount_usage_add(&race->track[0].usage, RECOUNT_LEVEL_KERNEL, &one, 1);
-		recount_usage_add(&race->track[1].usage, RECOUNT_LEVEL_KERNEL, &one, 1);
-		recount_seq_write_fence();
-		recount_seq_write_end(&race->track[1].seq);
-		recount_seq_write_end(&race->track[0].seq);
+		local_irq_save(flags);
+		raw_write_seqcount_begin(&race->track[0].seq);
+		raw_write_seqcount_begin(&race->track[1].seq);
+		recount_usage_add(&race->track[0].usage, &one, 2);
+		recount_usage_add(&race->track[1].usage, &one, 2);
+		raw_write_seqcount_end(&race->track[1].seq);
+		raw_write_seqcount_end(&race->track[0].seq);
+		local_irq_restore(flags);
 		/*
 		 * Real writers pause between updates: on a slow (debug,
 		 * emulated) kernel a writer that never did would starve the
@@ -246,9 +311,9 @@ static bool recount_test_whole(const struct recount_usage *u)
 	const struct recount_metrics *user = &u->level[RECOUNT_LEVEL_USER];
 	const struct recount_metrics *kernel = &u->level[RECOUNT_LEVEL_KERNEL];
 
-	return user->time == kernel->time && user->cycles == 2 * user->time &&
-	       user->instructions == 2 * user->time && kernel->cycles == 2 * user->time &&
-	       kernel->instructions == 2 * user->time && u->energy == 2 * user->time;
+	return user->time == kernel->time && user->cycles == user->time &&
+	       user->instructions == user->time && kernel->cycles == user->time &&
+	       kernel->instructions == user->time && u->energy == 2 * user->time;
 }
 
 /*
@@ -268,6 +333,8 @@ static void recount_test_track_read_race(struct kunit *test)
 	race = kunit_kzalloc(test, sizeof(*race), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, race);
 	init_completion(&race->started);
+	seqcount_init(&race->track[0].seq);
+	seqcount_init(&race->track[1].seq);
 
 	cpu = get_cpu();
 	other = cpumask_any_but(cpu_online_mask, cpu);
@@ -284,15 +351,15 @@ static void recount_test_track_read_race(struct kunit *test)
 	deadline = ktime_get_ns() + 10 * NSEC_PER_SEC;
 	do {
 		for (i = 0; i < 2; i++) {
-			const struct recount_track *t = &race->track[i];
+			const struct recount_test_track *t = &race->track[i];
 			struct recount_usage u;
 			unsigned int seq;
 
-			/* recount_track_read(), counting its retries. */
+			/* recount_thread_read(), counting its retries. */
 			for (;;) {
-				seq = recount_seq_read_begin(&t->seq);
+				seq = read_seqcount_begin(&t->seq);
 				recount_usage_copy(&u, &t->usage);
-				if (!recount_seq_read_retry(&t->seq, seq))
+				if (!read_seqcount_retry(&t->seq, seq))
 					break;
 				retries++;
 			}
@@ -320,9 +387,11 @@ static void recount_test_track_read_race(struct kunit *test)
 }
 
 static struct kunit_case recount_test_cases[] = {
-	KUNIT_CASE(recount_test_snap_delta),
+	KUNIT_CASE(recount_test_user_clock),
+	KUNIT_CASE(recount_test_user_clock_wraps),
+	KUNIT_CASE(recount_test_ticks_to_ns),
+	KUNIT_CASE(recount_test_split),
 	KUNIT_CASE(recount_test_counter_delta),
-	KUNIT_CASE(recount_test_snap_advance),
 	KUNIT_CASE(recount_test_usage_add_sum),
 	KUNIT_CASE(recount_test_energy_scale),
 	KUNIT_CASE(recount_test_kind_of_capacity),

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recount's raw clock on arm64: the generic timer's virtual counter, which
+ * the kernel's clocks read too. See include/linux/recount.h.
+ */
+#ifndef __ASM_RECOUNT_H
+#define __ASM_RECOUNT_H
+
+#include <linux/percpu.h>
+#include <asm/arch_timer.h>
+#include <asm/sysreg.h>
+
+/**
+ * arch_recount_clock() - read recount's raw clock, at a user/kernel transition
+ *
+ * Return: CNTVCT_EL0, without the ISB that would order it: the transitions
+ * take no barrier.
+ */
+static __always_inline u64 arch_recount_clock(void)
+{
+	return read_sysreg(cntvct_el0);
+}
+
+/**
+ * arch_recount_clock_ordered() - read recount's raw clock, after every
+ * instruction before it
+ *
+ * Return: CNTVCT_EL0.
+ */
+static __always_inline u64 arch_recount_clock_ordered(void)
+{
+	return __arch_counter_get_cntvct();
+}
+
+/**
+ * arch_recount_clock_rate() - the rate of recount's raw clock
+ *
+ * A CPU whose counter needs an erratum workaround (an out-of-line read)
+ * cannot be read in one instruction: then recount reads local_clock().
+ *
+ * Return: ticks per second, or 0 if the counter cannot be recount's clock.
+ */
+static inline u64 arch_recount_clock_rate(void)
+{
+#ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (per_cpu(timer_unstable_counter_workaround, cpu))
+			return 0;
+#endif
+	return arch_timer_get_rate();
+}
+
+/**
+ * arch_recount_clock_rate_now() - the rate of recount's raw clock, again
+ * @rate: the rate in use
+ *
+ * Return: @rate: the counter's rate and soundness are settled at boot.
+ */
+static __always_inline u64 arch_recount_clock_rate_now(u64 rate)
+{
+	return rate;
+}
+
+#endif /* __ASM_RECOUNT_H */

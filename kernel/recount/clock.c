@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount's clock
+ *
+ * The user/kernel transitions read recount_clock() (include/linux/recount.h):
+ * the architecture's raw counter, read in one instruction, where it is sound
+ * (asm/recount.h), else local_clock(). Its ticks become nanoseconds where
+ * they are folded into the tracks, by a 32.32 fixed-point factor each CPU
+ * keeps with its state (struct recount_cpu), so that a reader and the
+ * accounting point after it convert an interval alike.
+ *
+ * The clock is chosen when recount is switched on. The scheduler tick checks
+ * it again: a rate refined after boot (the TSC's, by its late calibration)
+ * takes effect at each CPU's next tick; a raw counter that is no longer
+ * sound (a TSC marked unstable) makes recount switch itself off and on again
+ * with local_clock(), from a work item, as the tick cannot.
+ */
+
+#include <linux/irq_work.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+DEFINE_STATIC_KEY_FALSE(recount_raw_clock_key);
+
+/* The raw clock's rate in use, ticks per second, or 0 for local_clock(). */
+static u64 recount_clock_rate;
+/* Nanoseconds per tick of recount_clock(), 32.32 fixed point. */
+static u64 recount_clock_ns_factor = 1ULL << 32;
+
+static u64 recount_clock_factor_of(u64 rate)
+{
+	return div64_u64(((u64)NSEC_PER_SEC << 32) + rate / 2, rate);
+}
+
+/**
+ * recount_clock_select() - choose recount's clock
+ *
+ * Called while recount is off, with the CPU hotplug lock held.
+ */
+void recount_clock_select(void)
+{
+	u64 rate = arch_recount_clock_rate();
+
+	WRITE_ONCE(recount_clock_rate, rate);
+	WRITE_ONCE(recount_clock_ns_factor, rate ? recount_clock_factor_of(rate) : 1ULL << 32);
+	if (rate)
+		static_branch_enable_cpuslocked(&recount_raw_clock_key);
+	else
+		static_branch_disable_cpuslocked(&recount_raw_clock_key);
+}
+
+/**
+ * recount_clock_factor() - nanoseconds per tick of recount's clock
+ *
+ * Return: the factor, 32.32 fixed point.
+ */
+u64 recount_clock_factor(void)
+{
+	return READ_ONCE(recount_clock_ns_factor);
+}
+
+/**
+ * recount_clock_ordered() - read recount's clock after every access before
+ *
+ * What a reader on another CPU compares with that CPU's accounting point.
+ *
+ * Return: the clock, in ticks.
+ */
+u64 recount_clock_ordered(void)
+{
+	if (static_branch_likely(&recount_raw_clock_key))
+		return arch_recount_clock_ordered();
+	return local_clock();
+}
+
+static void recount_clock_restart_work_fn(struct work_struct *work)
+{
+	pr_info("recount: the raw clock is no longer sound: restarting with local_clock()\n");
+	recount_restart();
+}
+static DECLARE_WORK(recount_clock_restart_work, recount_clock_restart_work_fn);
+
+static void recount_clock_restart_irq_work_fn(struct irq_work *work)
+{
+	schedule_work(&recount_clock_restart_work);
+}
+static DEFINE_IRQ_WORK(recount_clock_restart_irq_work, recount_clock_restart_irq_work_fn);
+
+/**
+ * recount_clock_check() - check recount's clock at the scheduler tick
+ * @rc: the local CPU's state, inside its write section
+ *
+ * Adopts a refined rate; restarts recount if the raw clock is not sound.
+ * The tick holds the runqueue lock: the restart is queued from an irq_work.
+ */
+void recount_clock_check(struct recount_cpu *rc)
+{
+	u64 rate, factor;
+
+	if (!static_branch_likely(&recount_raw_clock_key))
+		return;
+	rate = arch_recount_clock_rate_now(READ_ONCE(recount_clock_rate));
+	if (unlikely(!rate)) {
+		irq_work_queue(&recount_clock_restart_irq_work);
+		return;
+	}
+	if (unlikely(rate != READ_ONCE(recount_clock_rate))) {
+		WRITE_ONCE(recount_clock_ns_factor, recount_clock_factor_of(rate));
+		WRITE_ONCE(recount_clock_rate, rate);
+	}
+	factor = READ_ONCE(recount_clock_ns_factor);
+	if (unlikely(rc->factor != factor))
+		WRITE_ONCE(rc->factor, factor);
+}

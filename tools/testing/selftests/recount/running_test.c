@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount: reads of threads that are running right now, from another CPU.
+ *
+ * A read includes the interval in progress on the CPU that runs the thread,
+ * up to the read, split between user and kernel mode: a thread spinning in
+ * user mode on a nohz_full CPU, which takes no tick and so no accounting
+ * point, still grows read after read, and no value read ever goes back.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <sys/sysinfo.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+#define READ_EVERY_NS	(100 * NSEC_PER_MSEC)
+#define NR_READS	8
+
+/* The first nohz_full CPU other than @not, or -1. */
+static int nohz_full_cpu(int not)
+{
+	char buf[256] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
+	char *p = buf;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	while (*p >= '0' && *p <= '9') {
+		int lo = strtol(p, &p, 10), hi = lo;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		for (; lo <= hi; lo++)
+			if (lo != not)
+				return lo;
+		if (*p == ',')
+			p++;
+	}
+	return -1;
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Start @w's work without waiting for it to end. */
+static int worker_kick(struct worker *w)
+{
+	char c = 'r';
+
+	return write(w->go[1], &c, 1) == 1 ? 0 : -1;
+}
+
+static int worker_wait(struct worker *w)
+{
+	char c;
+
+	return read(w->done[0], &c, 1) == 1 ? 0 : -1;
+}
+
+/*
+ * A thread spins in user mode on a nohz_full CPU; read from CPU 0 every
+ * 100 ms, it grows by the time between the reads, +-5%, all of it user time.
+ */
+TEST_F(recount, spinner_on_nohz_full_cpu_is_current)
+{
+	unsigned long long t[NR_READS], wall, grown, user;
+	struct rnl_record r[NR_READS];
+	struct worker w;
+	int cpu, i;
+
+	cpu = nohz_full_cpu(0);
+	if (cpu < 0)
+		SKIP(return, "no nohz_full CPU (boot with nohz_full=, CONFIG_NO_HZ_FULL)");
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, worker_start(&w, work_spin_user,
+				  (NR_READS + 3) * READ_EVERY_NS, cpu));
+	ASSERT_EQ(0, worker_kick(&w));
+	sleep_ns(READ_EVERY_NS);
+	for (i = 0; i < NR_READS; i++) {
+		GET(RECOUNT_A_PID, w.tid, &r[i]);
+		t[i] = now_ns();
+		if (i + 1 < NR_READS)
+			sleep_ns(READ_EVERY_NS);
+	}
+	ASSERT_EQ(0, worker_wait(&w));
+	worker_stop(&w);
+
+	for (i = 1; i < NR_READS; i++) {
+		wall = t[i] - t[i - 1];
+		grown = r[i].usage.user + r[i].usage.kernel -
+			r[i - 1].usage.user - r[i - 1].usage.kernel;
+		user = r[i].usage.user - r[i - 1].usage.user;
+		TH_LOG("read %d: %llu us later, grew %llu us, %llu us of it user", i,
+		       wall / 1000, grown / 1000, user / 1000);
+		EXPECT_GE(grown, wall - wall / 20);
+		EXPECT_LE(grown, wall + wall / 20);
+		EXPECT_GE(user, grown * 9 / 10);
+	}
+}
+
+/* Spin in user mode and in syscalls by turns, so reads fall in both. */
+static void work_mixed(struct worker *w)
+{
+	unsigned long long end = now_ns() + w->arg;
+
+	while (now_ns() < end) {
+		spin_user(200 * 1000);
+		spin_kernel(200 * 1000);
+	}
+}
+
+static const char *first_decrease(const struct rnl_record *a, const struct rnl_record *b)
+{
+	if (b->usage.user < a->usage.user)
+		return "user";
+	if (b->usage.kernel < a->usage.kernel)
+		return "kernel";
+	return NULL;
+}
+
+/*
+ * Reads of a thread that is running, of its process and of its CPU, as fast
+ * as they come: no level of any of them ever goes back.
+ */
+TEST_F(recount, busy_thread_reads_never_go_back)
+{
+	struct rnl_record thread[2], process[2], cpu_rec[2];
+	int cpu, n = 0, grew = 0;
+	unsigned long long end;
+	const char *m;
+	struct worker w;
+
+	cpu = nohz_full_cpu(0);
+	if (cpu < 0)
+		cpu = get_nprocs() > 1 ? 1 : 0;
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, worker_start(&w, work_mixed, 1500 * NSEC_PER_MSEC, cpu));
+	ASSERT_EQ(0, worker_kick(&w));
+	GET(RECOUNT_A_PID, w.tid, &thread[0]);
+	GET(RECOUNT_A_TGID, getpid(), &process[0]);
+	GET(RECOUNT_A_CPU, cpu, &cpu_rec[0]);
+	end = now_ns() + 1000 * NSEC_PER_MSEC;
+	while (now_ns() < end) {
+		GET(RECOUNT_A_PID, w.tid, &thread[1]);
+		GET(RECOUNT_A_TGID, getpid(), &process[1]);
+		GET(RECOUNT_A_CPU, cpu, &cpu_rec[1]);
+		m = first_decrease(&thread[0], &thread[1]);
+		ASSERT_EQ(NULL, m) TH_LOG("read %d: the thread's %s time went back", n, m);
+		m = first_decrease(&process[0], &process[1]);
+		ASSERT_EQ(NULL, m) TH_LOG("read %d: the process's %s time went back", n, m);
+		m = first_decrease(&cpu_rec[0], &cpu_rec[1]);
+		ASSERT_EQ(NULL, m) TH_LOG("read %d: CPU %d's %s time went back", n, cpu, m);
+		grew += thread[1].usage.user + thread[1].usage.kernel >
+			thread[0].usage.user + thread[0].usage.kernel;
+		thread[0] = thread[1];
+		process[0] = process[1];
+		cpu_rec[0] = cpu_rec[1];
+		n++;
+	}
+	ASSERT_EQ(0, worker_wait(&w));
+	worker_stop(&w);
+	TH_LOG("%d reads of each, the thread grew at %d", n, grew);
+	/* Running, it grew at (nearly) every read. */
+	EXPECT_GE(grew, n * 9 / 10);
+}
+
+TEST_HARNESS_MAIN
