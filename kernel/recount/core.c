@@ -158,6 +158,13 @@ static __always_inline void recount_exiting_unlock(struct task_struct *t, bool l
 }
 
 /*
+ * CPUs may start accounting: the static key is on at every hook. While it
+ * is being switched on, a CPU may run a hook that is on and one that is not
+ * yet, and so miss a transition: it starts only once every hook is on.
+ */
+static bool recount_may_start;
+
+/*
  * The counters' part of an accounting point, where recount uses the PMU:
  * read them, and add what they counted since the CPU's last accounting
  * point to @prev and the CPU (or drop it, if the CPU idled or starts).
@@ -203,7 +210,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	u64 now, word, ticks, energy, time[RECOUNT_NR_LEVELS];
 
 	lockdep_assert_irqs_disabled();
-	if (prev_state == RECOUNT_CPU_STOPPING)
+	if (prev_state == RECOUNT_CPU_STOPPING ||
+	    (prev_state == RECOUNT_CPU_OFF && !READ_ONCE(recount_may_start)))
 		return;
 	if (next == prev)
 		next = NULL;
@@ -867,12 +875,14 @@ static void recount_set_enabled(bool on)
 			recount_pmu_forget();
 		/* Every CPU is RECOUNT_CPU_OFF: see recount_cpus, and below. */
 		static_branch_enable_cpuslocked(&recount_enabled_key);
+		WRITE_ONCE(recount_may_start, true);
 		on_each_cpu(recount_cpu_start, NULL, 1);
 		cpus_read_unlock();
 		return;
 	}
 
 	/* Charge every CPU up to now; from then on, nothing. */
+	WRITE_ONCE(recount_may_start, false);
 	on_each_cpu(recount_cpu_stop, NULL, 1);
 	static_branch_disable_cpuslocked(&recount_enabled_key);
 	/*
