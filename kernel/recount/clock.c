@@ -81,12 +81,14 @@ static void recount_clock_restart_work_fn(struct work_struct *work)
 	pr_info("recount: the raw clock is no longer sound: restarting with local_clock()\n");
 	recount_restart();
 }
+
 static DECLARE_WORK(recount_clock_restart_work, recount_clock_restart_work_fn);
 
 static void recount_clock_restart_irq_work_fn(struct irq_work *work)
 {
 	schedule_work(&recount_clock_restart_work);
 }
+
 static DEFINE_IRQ_WORK(recount_clock_restart_irq_work, recount_clock_restart_irq_work_fn);
 
 /**

@@ -587,8 +587,10 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 			cpu_relax();
 			continue;
 		}
+		/* The clock after the first load of the word... */
 		smp_rmb();
 		*now = recount_clock_ordered();
+		/* ...and the second after the clock. */
 		smp_rmb();
 		w2 = READ_ONCE(*p);
 		if (w2 == w1)
