@@ -63,17 +63,20 @@ u64 recount_clock_factor(void)
 }
 
 /**
- * recount_clock_ordered() - read recount's clock after every access before
+ * recount_clock_of() - read recount's clock as @cpu reads it, after every
+ *	access before
+ * @cpu: the CPU whose interval in progress is read
  *
- * What a reader on another CPU compares with that CPU's accounting point.
+ * What a reader compares with @cpu's last accounting point: the raw
+ * counter, the same on every CPU; or local_clock() as @cpu has it.
  *
  * Return: the clock, in ticks.
  */
-u64 recount_clock_ordered(void)
+u64 recount_clock_of(unsigned int cpu)
 {
 	if (static_branch_likely(&recount_raw_clock_key))
 		return arch_recount_clock_ordered();
-	return local_clock();
+	return sched_clock_cpu(cpu);
 }
 
 static void recount_clock_restart_work_fn(struct work_struct *work)

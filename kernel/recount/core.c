@@ -589,9 +589,9 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 		}
 		/* The clock after the first load of the word... */
 		smp_rmb();
-		*now = recount_clock_ordered();
-		/* ...and the second after the clock. */
-		smp_rmb();
+		*now = recount_clock_of(cpu);
+		/* ...and the second after the clock, which smp_rmb() does not order. */
+		smp_mb();
 		w2 = READ_ONCE(*p);
 		if (w2 == w1)
 			break;
@@ -599,7 +599,10 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 		    ((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1)
 			continue;
 		/* One transition, at s: U - s entering user mode, U + s leaving it. */
-		s = (w1 & 1 ? w2 - w1 : w1 - w2) >> RECOUNT_USER_CLOCK_SHIFT;
+		s = (w2 >> RECOUNT_USER_CLOCK_SHIFT) - (w1 >> RECOUNT_USER_CLOCK_SHIFT);
+		if (w2 & 1)
+			s = -s;
+		s &= RECOUNT_CLOCK_MASK;
 		w1 = ((*now - s) & RECOUNT_CLOCK_MASK) <= RECOUNT_CLOCK_MASK / 2 ? w2 : w1;
 		break;
 	}
@@ -895,10 +898,13 @@ static void recount_set_enabled(bool on)
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		rc = per_cpu_ptr(&recount_cpus, cpu);
+		/* Readers spin while the section is open: keep it short. */
+		local_irq_disable();
 		raw_write_seqcount_begin(&rc->seq);
 		WRITE_ONCE(rc->state, RECOUNT_CPU_OFF);
 		WRITE_ONCE(rc->curr, NULL);
 		raw_write_seqcount_end(&rc->seq);
+		local_irq_enable();
 	}
 	recount_pmu_stop();
 	cpus_read_unlock();
@@ -1034,12 +1040,14 @@ static inline void recount_sysctl_init(void) { }
  */
 static int __init recount_init(void)
 {
-	int ret;
+	int cpu, ret;
 
 	BUILD_BUG_ON(ARRAY_SIZE(init_task.recount.kind) != RECOUNT_KIND_MAX + 1);
 
 	/* init_task and its signal_struct are static: copy_process() never saw them. */
 	seqcount_init(&init_task.recount.seq);
+	for_each_possible_cpu(cpu)
+		seqcount_init(&per_cpu(recount_cpus, cpu).seq);
 	recount_signal_init(init_task.signal);
 
 	recount_kind_init();

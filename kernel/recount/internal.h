@@ -368,7 +368,7 @@ static inline void recount_runtime_sum(struct recount_runtime *dst,
 /* clock.c: recount's clock */
 void recount_clock_select(void);
 u64 recount_clock_factor(void);
-u64 recount_clock_ordered(void);
+u64 recount_clock_of(unsigned int cpu);
 void recount_clock_check(struct recount_cpu *rc);
 
 /* core.c: reads */
