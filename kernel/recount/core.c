@@ -313,6 +313,18 @@ static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 
 	local_irq_restore(flags);
 }
 
+/*
+ * Fold the local CPU's interval in progress, keeping its state; at the
+ * tick, check the clock too. Interrupts disabled.
+ */
+static void recount_account_current(bool tick)
+{
+	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE || is_idle_task(current))
+		recount_account(NULL, RECOUNT_CPU_IDLE, 0, tick);
+	else
+		recount_account(current, RECOUNT_CPU_RUNNING, 0, tick);
+}
+
 /**
  * __recount_sched_tick() - account the scheduler tick
  *
@@ -320,14 +332,7 @@ static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 
  */
 void __recount_sched_tick(void)
 {
-	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
-
-	if (rc->state == RECOUNT_CPU_IDLE)
-		recount_account(NULL, RECOUNT_CPU_IDLE, 0, true);
-	else
-		recount_account(is_idle_task(current) ? NULL : current,
-				is_idle_task(current) ? RECOUNT_CPU_IDLE : RECOUNT_CPU_RUNNING,
-				0, true);
+	recount_account_current(true);
 }
 
 /*
@@ -506,18 +511,6 @@ void __recount_idle_dead(void)
 	recount_account(NULL, RECOUNT_CPU_OFF, 0, false);
 }
 
-/*
- * Fold the local CPU's interval in progress, keeping its state. Interrupts
- * disabled.
- */
-static void recount_account_current(void)
-{
-	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE || is_idle_task(current))
-		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
-	else
-		recount_account(current, RECOUNT_CPU_RUNNING, 0, false);
-}
-
 /**
  * recount_update_current() - fold the local CPU's interval in progress
  *
@@ -531,7 +524,7 @@ void recount_update_current(void)
 	local_irq_save(flags);
 	/* Checked with interrupts off: see recount_set_enabled(). */
 	if (recount_enabled())
-		recount_account_current();
+		recount_account_current(false);
 	local_irq_restore(flags);
 }
 
@@ -555,7 +548,7 @@ void recount_thread_exit(struct task_struct *t)
 
 	local_irq_save(flags);
 	if (recount_enabled())
-		recount_account_current();
+		recount_account_current(false);
 	raw_spin_lock(&p->exited_lock);
 	write_seqcount_begin(&p->exited_seq);
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
@@ -843,7 +836,7 @@ static int recount_use_pmu = 1;
 /* Start accounting the local CPU: its first accounting point charges nothing. */
 static void recount_cpu_start(void *unused)
 {
-	recount_account_current();
+	recount_account_current(false);
 }
 
 /* The local CPU's last accounting point before recount is switched off. */
@@ -853,7 +846,7 @@ static void recount_cpu_stop(void *unused)
 
 	if (rc->state == RECOUNT_CPU_OFF)
 		return;
-	recount_account_current();
+	recount_account_current(false);
 	raw_write_seqcount_begin(&rc->seq);
 	WRITE_ONCE(rc->state, RECOUNT_CPU_STOPPING);
 	raw_write_seqcount_end(&rc->seq);
@@ -956,19 +949,25 @@ static int __init recount_setup(char *str)
 __setup("recount=", recount_setup);
 
 #ifdef CONFIG_SYSCTL
+/* Read or write a 0/1 switch through @val; writing needs CAP_SYS_ADMIN. */
+static int recount_sysctl_switch(const struct ctl_table *table, int write, void *buffer,
+				 size_t *lenp, loff_t *ppos, int *val)
+{
+	struct ctl_table t;
+
+	if (write && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	t = *table;
+	t.data = val;
+	return proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+}
+
 static int recount_sysctl_enabled(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
 	int state = recount_enabled();
-	struct ctl_table t;
-	int err;
+	int err = recount_sysctl_switch(table, write, buffer, lenp, ppos, &state);
 
-	if (write && !capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	t = *table;
-	t.data = &state;
-	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
 	if (err < 0)
 		return err;
 	if (write) {
@@ -982,15 +981,8 @@ static int recount_sysctl_pmu(const struct ctl_table *table, int write,
 			      void *buffer, size_t *lenp, loff_t *ppos)
 {
 	int use = READ_ONCE(recount_use_pmu);
-	struct ctl_table t;
-	int err;
+	int err = recount_sysctl_switch(table, write, buffer, lenp, ppos, &use);
 
-	if (write && !capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	t = *table;
-	t.data = &use;
-	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
 	if (err < 0 || !write)
 		return err;
 	guard(mutex)(&recount_control_mutex);
