@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot out/$ARCH's kernel and initramfs under QEMU (TCG, 4 CPUs) in one of the
-# guest's modes: demo, test, cmd, bench. The serial console goes to the terminal (or
-# not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The exit status is that of
-# what ran in the guest; 124 if the guest did not finish in time.
+# guest's modes: demo, test, cmd, bench, boot (prints kernel.recount as the
+# boot parameters left it; BOOT_ARGS gives recount=). The serial console goes
+# to the terminal (or not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The
+# exit status is that of what ran in the guest; 124 if the guest did not
+# finish in time.
 # KERNEL_IMAGE, QEMU_MEM (1G), SERIAL_LOG and BOOT_ARGS override the defaults.
 #
 #   boot.sh MODE [TIMEOUT_SECONDS]
@@ -14,7 +16,8 @@ limit=${2:-600}
 log=${SERIAL_LOG:-$AOUT/serial-$mode.log}
 mem=${QEMU_MEM:-1G}
 
-cmdline="panic=-1 recount=on RECOUNT_MODE=$mode"
+cmdline="panic=-1 RECOUNT_MODE=$mode"
+[ "$mode" = boot ] || cmdline="$cmdline recount=on"
 if [ "$mode" = test ]; then
 	# A two-kind machine and a power model, for the kind and energy tests;
 	# a nohz_full CPU, for the reads of threads running without a tick.

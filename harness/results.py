@@ -2,36 +2,63 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read the serial log of a guest test run and report every test in it.
 
+usage: results.py ARCH SERIAL_LOG TREE [EXPECTED_SKIPS]
+
 Prints one line per test (PASS/FAIL/SKIP <arch>/<program>/<test>), a failed
 one followed by its diagnostics (the test's "# " lines, indented), and a last
-line "RESULTS <passed> <failed> <skipped>". A test program that did not run
-to its end, ran fewer tests than it planned, or is missing, counts as failed;
-so do the KUnit suite and the kernel log (WARNING, BUG, lockdep, ...).
+line "RESULTS <passed> <failed> <skipped>", always, even when this script
+itself fails (then as one failure with the reason).
+
+What is expected comes from the source, never from what was built or ran:
+the selftest programs from TEST_GEN_PROGS of the selftests' Makefile in
+TREE, the KUnit suites and cases from kernel/recount/*kunit*.c in TREE. Each
+one missing from the log is a failure with its name. So is a program that
+did not reach its END marker, ran fewer tests than it planned, or exited with
+a failing status after its tests passed; a skip that EXPECTED_SKIPS (default
+harness/expected-skips) does not declare for ARCH; and a bad kernel log line
+(WARNING, BUG, Oops, Call Trace/trace:, lockdep, KASAN, hung task, lockup,
+recount's own warnings...).
 """
+import fnmatch
 import os
 import re
 import sys
 
 BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
+                 r"Internal error:|Unable to handle kernel|"
                  r"possible circular locking|possible recursive locking|"
                  r"inconsistent lock state|DEBUG_LOCKS_WARN_ON|"
-                 r"lockdep is turned off|KASAN|UBSAN|ODEBUG:|"
+                 r"lockdep is turned off|KASAN|UBSAN|ODEBUG:|KCSAN:|"
                  r"rcu: INFO|RCU stall|self-detected stall|"
-                 r"unreferenced object|suspected memory leak|Call Trace:")
+                 r"blocked for more than \d+ seconds|soft lockup|hard LOCKUP|"
+                 r"unreferenced object|suspected memory leak|"
+                 r"Call Trace:|Call trace:|"
+                 # recount's own messages are warnings, but for these two.
+                 r"\] recount: (?!performance CPUs |the raw clock is no longer sound)")
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 TAP = re.compile(r"^(ok|not ok) (\d+) (\S+)(.*)$")
 KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")
+# The guest's markers (harness/guest/run-tests.sh), wherever in a line they
+# are: kernel messages may share the console line.
+BEGIN = re.compile(r"RECOUNT-TEST-BEGIN (\S+)")
+END = re.compile(r"RECOUNT-TEST-END (\S+)(?: (\S+))?")
 # kselftest_harness.h: a test starts with "#  RUN", its diagnostics are "# ".
 RUN = re.compile(r"^#\s+RUN\s")
 MAX_DIAGNOSTICS = 30
+KSFT_SKIP = 4
+SELFTESTS = "tools/testing/selftests/recount"
 
 
 class Report:
-    def __init__(self, arch):
+    def __init__(self, arch, skips):
         self.arch = arch
+        self.skips = skips
         self.counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
 
     def add(self, status, name, detail="", diagnostics=()):
+        if status == "SKIP" and not self.declared(name):
+            status = "FAIL"
+            detail = f"skipped, and no skip is declared for it: {detail}"
         self.counts[status] += 1
         line = f"{status} {self.arch}/{name}"
         if detail:
@@ -41,6 +68,9 @@ class Report:
             for d in diagnostics[-MAX_DIAGNOSTICS:]:
                 print("    " + d)
 
+    def declared(self, name):
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.skips)
+
 
 def status_of(result, rest):
     if "# SKIP" in rest:
@@ -48,38 +78,94 @@ def status_of(result, rest):
     return ("PASS" if result == "ok" else "FAIL"), ""
 
 
-def main():
-    arch, log, expected_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-    rep = Report(arch)
-    with open(log, errors="replace") as f:
-        lines = [l.rstrip("\r\n") for l in f]
+def make_variable(makefile, name):
+    """The words of a make variable set with := or += (continuations joined)."""
+    with open(makefile) as f:
+        text = f.read().replace("\\\n", " ")
+    words = []
+    for line in text.splitlines():
+        m = re.match(rf"^\s*{name}\s*(:?=|\+=)(.*)$", line)
+        if m:
+            words = (words if m.group(1) == "+=" else []) + m.group(2).split()
+    return words
 
-    # The test programs are the *_test ones (run-tests.sh runs those);
-    # helpers such as getdelays sit beside them.
-    expected = sorted(p for p in os.listdir(expected_dir)
-                      if os.access(os.path.join(expected_dir, p), os.X_OK)
-                      and p.endswith("_test"))
-    # Selftests: TAP between RECOUNT-TEST-BEGIN/END markers.
+
+def kunit_cases(tree):
+    """{suite name: [case, ...]} of the recount KUnit sources in tree."""
+    suites = {}
+    src = os.path.join(tree, "kernel/recount")
+    for name in sorted(os.listdir(src)):
+        if "kunit" not in name or not name.endswith(".c"):
+            continue
+        with open(os.path.join(src, name)) as f:
+            text = f.read()
+        arrays = {}
+        for m in re.finditer(r"struct kunit_case\s+(\w+)\s*\[\]\s*=\s*\{(.*?)\};", text, re.S):
+            arrays[m.group(1)] = re.findall(r"KUNIT_CASE\w*\(\s*(\w+)", m.group(2))
+        for m in re.finditer(r"struct kunit_suite\s+\w+\s*=\s*\{(.*?)\};", text, re.S):
+            suite = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(1))
+            cases = re.search(r"\.test_cases\s*=\s*(\w+)", m.group(1))
+            if suite and cases:
+                suites[suite.group(1)] = arrays.get(cases.group(1), [])
+    return suites
+
+
+def read_skips(path, arch):
+    """The test name patterns whose skip path declares for arch."""
+    base = arch.split("-")[0]
+    patterns = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split(None, 2) if not line.startswith("#") else []
+            if len(fields) < 3:
+                continue
+            if fields[0] in (base, "*"):
+                patterns.append(fields[1])
+    return patterns
+
+
+def selftests(rep, lines, expected):
     seen = set()
     diagnostics = []
     current = None
+
+    def unfinished(why):
+        rep.add("FAIL", current["name"], why, diagnostics)
+
     for line in lines:
-        if line.startswith("RECOUNT-TEST-BEGIN "):
-            current = {"name": line.split()[1], "plan": None, "results": 0}
+        m = BEGIN.search(line)
+        if m:
+            if current is not None:
+                unfinished("did not finish (no END marker before the next program)")
+            current = {"name": m.group(1), "plan": None, "results": 0, "failed": 0}
             diagnostics = []
             seen.add(current["name"])
             continue
-        if current is None:
-            continue
-        if line.startswith("RECOUNT-TEST-END "):
-            parts = line.split()
-            prog, rc = parts[1], parts[2]
-            if current["plan"] is None:
-                rep.add("FAIL", prog, f"no TAP plan (exit status {rc})", diagnostics)
+        m = END.search(line)
+        if m:
+            if current is None or m.group(1) != current["name"]:
+                rep.add("FAIL", m.group(1), "END marker without its BEGIN")
+                if current is not None:
+                    unfinished("did not finish (another program's END marker)")
+                current = None
+                continue
+            prog, rc = m.group(1), m.group(2)
+            if rc is None or not re.fullmatch(r"-?\d+", rc):
+                rep.add("FAIL", prog, f"unreadable END marker: {line!r}", diagnostics)
+            elif current["plan"] is None:
+                if int(rc) == KSFT_SKIP:
+                    rep.add("SKIP", prog, "the whole program skipped (exit status 4)")
+                else:
+                    rep.add("FAIL", prog, f"no TAP plan (exit status {rc})", diagnostics)
             elif current["results"] != current["plan"]:
                 rep.add("FAIL", prog, f"ran {current['results']} of "
                         f"{current['plan']} tests (exit status {rc})", diagnostics)
+            elif int(rc) not in (0, KSFT_SKIP) and not current["failed"]:
+                rep.add("FAIL", prog, f"exit status {rc} after all its tests passed "
+                        "(crashed or failed at its end)", diagnostics)
             current = None
+            continue
+        if current is None:
             continue
         if re.match(r"^1\.\.\d+$", line) and current["plan"] is None:
             current["plan"] = int(line[3:])
@@ -94,51 +180,81 @@ def main():
             status, why = status_of(m.group(1), m.group(4))
             rep.add(status, f"{current['name']}/{m.group(3)}", why, diagnostics)
             current["results"] += 1
+            current["failed"] += status == "FAIL"
             diagnostics = []
     if current is not None:
-        rep.add("FAIL", current["name"], "did not finish (guest crashed or timed out)",
-                diagnostics)
+        unfinished("did not finish (guest crashed or timed out)")
     for prog in expected:
         if prog not in seen:
-            rep.add("FAIL", prog, "did not run")
+            rep.add("FAIL", prog, "did not run (not built, or the guest stopped before it)")
 
-    # KUnit: the recount suite's cases, printed by the kernel at boot.
-    in_suite, planned, ran = False, None, 0
-    for line in lines:
-        text = STAMP.sub("", line)
-        if text.strip() == "# Subtest: recount":
-            in_suite = True
-            continue
+
+def kunit(rep, lines, suites):
+    for suite, cases in suites.items():
+        in_suite, planned, ran = False, None, set()
+        for line in lines:
+            text = STAMP.sub("", line)
+            if text.strip() == f"# Subtest: {suite}":
+                in_suite = True
+                continue
+            if not in_suite:
+                continue
+            m = re.match(r"^    1\.\.(\d+)$", text)
+            if m:
+                planned = int(m.group(1))
+                continue
+            m = KTAP_CASE.match(text)
+            if m:
+                status, why = status_of(m.group(1), m.group(4))
+                rep.add(status, f"kunit/{m.group(3)}", why)
+                ran.add(m.group(3))
+                continue
+            if TAP.match(text):
+                break
         if not in_suite:
+            rep.add("FAIL", f"kunit/{suite}", "the KUnit suite did not run")
             continue
-        m = re.match(r"^    1\.\.(\d+)$", text)
-        if m:
-            planned = int(m.group(1))
-            continue
-        m = KTAP_CASE.match(text)
-        if m:
-            status, why = status_of(m.group(1), m.group(4))
-            rep.add(status, f"kunit/{m.group(3)}", why)
-            ran += 1
-            continue
-        if TAP.match(text):
-            break
-    if not in_suite:
-        rep.add("FAIL", "kunit", "the recount KUnit suite did not run")
-    elif planned is None or ran != planned:
-        rep.add("FAIL", "kunit", f"ran {ran} of {planned} cases")
+        for case in cases:
+            if case not in ran:
+                rep.add("FAIL", f"kunit/{case}", "did not run")
+        if planned is None or len(ran) != planned:
+            rep.add("FAIL", f"kunit/{suite}", f"ran {len(ran)} of {planned} cases")
 
-    # The kernel log must be clean, whatever the tests said.
-    bad = [l for l in lines if BAD.search(l)]
-    if bad:
-        rep.add("FAIL", "kernel-log", "; ".join(bad[:5]))
-    else:
-        rep.add("PASS", "kernel-log")
-    if not any(l.startswith("RECOUNT-EXIT: ") for l in lines):
-        rep.add("FAIL", "guest", "init did not finish (crash, panic or timeout)")
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        raise SystemExit(__doc__.split("\n\n")[1])
+    arch, log, tree = sys.argv[1:4]
+    skips_file = sys.argv[4] if len(sys.argv) > 4 else \
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected-skips")
+    rep = Report(arch, [])
+    try:
+        rep.skips = read_skips(skips_file, arch)
+        with open(log, errors="replace") as f:
+            lines = [l.rstrip("\r\n") for l in f]
+        expected = make_variable(os.path.join(tree, SELFTESTS, "Makefile"), "TEST_GEN_PROGS")
+        if not expected:
+            raise ValueError(f"no TEST_GEN_PROGS in {SELFTESTS}/Makefile")
+        suites = kunit_cases(tree)
+        if not suites:
+            raise ValueError("no KUnit suite in kernel/recount")
+        selftests(rep, lines, expected)
+        kunit(rep, lines, suites)
+
+        # The kernel log must be clean, whatever the tests said.
+        bad = [l for l in lines if BAD.search(l)]
+        if bad:
+            rep.add("FAIL", "kernel-log", "; ".join(bad[:5]))
+        else:
+            rep.add("PASS", "kernel-log")
+        if not any(l.startswith("RECOUNT-EXIT: ") for l in lines):
+            rep.add("FAIL", "guest", "init did not finish (crash, panic or timeout)")
+    except Exception as e:  # pylint: disable=broad-except
+        rep.add("FAIL", "results", f"cannot read the run: {type(e).__name__}: {e}")
 
     c = rep.counts
     print(f"RESULTS {c['PASS']} {c['FAIL']} {c['SKIP']}")
+    sys.exit(1 if c["FAIL"] else 0)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 # Ends with the failures, each with its diagnostics, and "N passed, N failed,
 # N skipped"; fails if any test failed, if a test program ran fewer tests than
 # it planned, or if a guest's kernel log has a WARNING, BUG, Oops, lockdep,
-# KASAN, RCU stall or panic line.
+# KASAN, RCU stall or panic line; then boots with recount=on and =off and
+# checks what each left kernel.recount at.
 . "$(dirname "$0")/lib.sh"
 STRESS_SECONDS=${STRESS_SECONDS:-300}
 
@@ -77,8 +78,32 @@ for arch in $archs; do
 	ARCH=$arch QUIET=1 QEMU_MEM=${VARIANT:+2G} \
 		BOOT_ARGS="${STRESS:+RECOUNT_STRESS_SECONDS=$STRESS_SECONDS}" \
 		"$HARNESS/boot.sh" test "$limit" || true
-	count < <(python3 "$HARNESS/results.py" "$arch${VARIANT:+-$VARIANT}" \
-		"$aout/serial-test.log" "$aout/selftests")
+	# results.py always ends with its RESULTS line; a run without one (the
+	# script itself died) fails the architecture.
+	name=$arch${VARIANT:+-$VARIANT}
+	python3 "$HARNESS/results.py" "$name" "$aout/serial-test.log" "$TREE" \
+		> "$aout/results.txt" 2>&1 || true
+	if ! grep -q '^RESULTS ' "$aout/results.txt"; then
+		{ echo "FAIL $name/results: harness/results.py printed no RESULTS line"
+		  sed 's/^/    /' "$aout/results.txt" | tail -20; echo "RESULTS 0 1 0"; } >> "$aout/results.txt"
+	fi
+	count < "$aout/results.txt"
+
+	# The boot parameter, each way, before anything writes the sysctl.
+	count < <(for want in on off; do
+		blog=$aout/serial-boot-$want.log
+		ARCH=$arch QUIET=1 QEMU_MEM=${VARIANT:+2G} BOOT_ARGS="recount=$want" SERIAL_LOG=$blog \
+			"$HARNESS/boot.sh" boot 600 > /dev/null 2>&1 || true
+		got=$(sed -n 's/^RECOUNT-BOOT kernel.recount=\([0-9]*\).*/\1/p' "$blog" 2>/dev/null | head -1)
+		expect=1; [ $want = on ] || expect=0
+		if [ "$got" = "$expect" ]; then
+			echo "RESULTS 1 0 0"; echo "PASS $name/boot/recount=$want"
+		else
+			echo "RESULTS 0 1 0"
+			echo "FAIL $name/boot/recount=$want: kernel.recount is '${got:-(no answer)}', not $expect"
+			tail -20 "$blog" 2>/dev/null | sed 's/^/    /'
+		fi
+	done)
 	# A checker that was off found nothing: each must say it ran.
 	case "$VARIANT" in
 	debug)	checks=("kasan: KernelAddressSanitizer initialized" "Lock dependency validator"
@@ -86,14 +111,15 @@ for arch in $archs; do
 	kcsan)	checks=("kcsan: selftest: ([0-9]+)/\\1 tests passed") ;;
 	*)	checks=() ;;
 	esac
-	for c in "${checks[@]}"; do
+	# (count in this shell, not in a pipeline's subshell: its sums stay.)
+	count < <(for c in "${checks[@]}"; do
 		name="$arch-$VARIANT/checker-on: $c"
 		if grep -qaE "$c" "$aout/serial-test.log"; then
 			echo "RESULTS 1 0 0"; echo "PASS $name"
 		else
 			echo "RESULTS 0 1 0"; echo "FAIL $name (not in the serial log)"
 		fi
-	done | count
+	done)
 done
 
 echo

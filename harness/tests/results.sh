@@ -1,29 +1,65 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# harness/results.py, which decides whether a guest run passed, on a crafted
-# serial log: every test point counted, a failure shown with its own
-# diagnostics (not another test's), a program that crashed (with what its
-# last test said), ran short or never ran counted as failed, a bad kernel log
-# line failing the run.
+# harness/results.py, which decides whether a guest run passed, on crafted
+# serial logs and a crafted source tree: every test point counted, a failure
+# shown with its own diagnostics (not another test's); a program that
+# crashed (with what its last test said), ran short, crashed after its last
+# test, lost its END marker or never ran (not built) counted as failed, by
+# its name from the selftests' Makefile; a KUnit case missing from the log
+# failed; a skip passes only where harness/expected-skips declares it; each
+# form of kernel splat fails the run; a log it cannot read fails it with the
+# reason, and the RESULTS line is always there.
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/tests"
-for p in a_test b_test c_test d_test e_test getdelays; do
-	install -m 755 /dev/null "$tmp/tests/$p"
-done
+tree=$tmp/tree
+mkdir -p "$tree/tools/testing/selftests/recount" "$tree/kernel/recount"
+cat > "$tree/tools/testing/selftests/recount/Makefile" <<'EOF'
+TEST_GEN_PROGS := a_test b_test c_test \
+		  d_test
+TEST_GEN_PROGS += e_test f_test
+TEST_GEN_PROGS_EXTENDED := getdelays
+EOF
+cat > "$tree/kernel/recount/recount_kunit.c" <<'EOF'
+static struct kunit_case recount_test_cases[] = {
+	KUNIT_CASE(recount_test_one),
+	KUNIT_CASE(recount_test_two),
+	KUNIT_CASE_SLOW(recount_test_three),
+	{}
+};
+
+static struct kunit_suite recount_test_suite = {
+	.name = "recount",
+	.test_cases = recount_test_cases,
+};
+EOF
+cat > "$tmp/skips" <<'EOF'
+# comment
+arch a_test/recount.third	no PMU here
+other a_test/recount.fourth	declared elsewhere only
+EOF
+
+results() {
+	local rc=0
+	python3 "$HARNESS/results.py" arch "$1" "$tree" "$tmp/skips" > "$tmp/got" || rc=$?
+	echo "exit $rc" >> "$tmp/got"
+}
+status=0
+check() {
+	diff -u "$tmp/want" "$tmp/got" || { echo "^ $1"; status=1; }
+}
 
 cat > "$tmp/serial.log" <<'EOF'
 [    1.000000]     # Subtest: recount
-[    1.000001]     1..2
+[    1.000001]     1..3
 [    1.000002]     ok 1 recount_test_one
 [    1.000003]     not ok 2 recount_test_two
 [    1.000004] ok 1 recount
 RECOUNT-TEST-BEGIN a_test
 TAP version 13
-1..3
-# Starting 3 tests from 1 test cases.
+1..4
+# Starting 4 tests from 1 test cases.
 #  RUN           recount.first ...
 # a_test.c:10:first:Expected 1 (1) == 2 (2)
 # a_test.c:10:first:not the second's
@@ -39,7 +75,9 @@ not ok 2 recount.second
 #  RUN           recount.third ...
 #      SKIP      no PMU here
 ok 3 recount.third # SKIP no PMU here
-# FAILED: 1 / 3 tests passed.
+#  RUN           recount.fourth ...
+ok 4 recount.fourth # SKIP no netlink family
+# FAILED: 1 / 4 tests passed.
 RECOUNT-TEST-END a_test 1
 RECOUNT-TEST-BEGIN b_test
 1..2
@@ -50,13 +88,19 @@ ok 1 recount.only
 RECOUNT-TEST-END b_test 139
 RECOUNT-TEST-BEGIN c_test
 RECOUNT-TEST-END c_test 139
-RECOUNT-TEST-BEGIN d_test
+RECOUNT-TEST-BEGIN e_test
+1..1
+ok 1 recount.all_good
+RECOUNT-TEST-END e_test 134
+RECOUNT-TEST-BEGIN f_test
+1..1
+ok 1 recount.truncated
+[    3.000000] ------------[ cut here ]------------ RECOUNT-TEST-BEGIN d_test
 1..1
 #  RUN           recount.hangs ...
 # d_test.c:5:hangs:waiting
 EOF
-python3 "$HARNESS/results.py" arch "$tmp/serial.log" "$tmp/tests" > "$tmp/got" || true
-
+results "$tmp/serial.log"
 cat > "$tmp/want" <<'EOF'
 PASS arch/a_test/recount.first
 FAIL arch/a_test/recount.second
@@ -66,39 +110,102 @@ FAIL arch/a_test/recount.second
     # second: Test failed
     #          FAIL  recount.second
 SKIP arch/a_test/recount.third: no PMU here
+FAIL arch/a_test/recount.fourth: skipped, and no skip is declared for it: no netlink family
+    #  RUN           recount.fourth ...
 PASS arch/b_test/recount.only
 FAIL arch/b_test: ran 1 of 2 tests (exit status 139)
     #  RUN           recount.crashes ...
     # b_test.c:30:crashes:about to crash
 FAIL arch/c_test: no TAP plan (exit status 139)
+PASS arch/e_test/recount.all_good
+FAIL arch/e_test: exit status 134 after all its tests passed (crashed or failed at its end)
+PASS arch/f_test/recount.truncated
+FAIL arch/f_test: did not finish (no END marker before the next program)
 FAIL arch/d_test: did not finish (guest crashed or timed out)
     #  RUN           recount.hangs ...
     # d_test.c:5:hangs:waiting
-FAIL arch/e_test: did not run
 PASS arch/kunit/recount_test_one
 FAIL arch/kunit/recount_test_two
+FAIL arch/kunit/recount_test_three: did not run
+FAIL arch/kunit/recount: ran 2 of 3 cases
 FAIL arch/kernel-log: [    2.000000] WARNING: CPU: 1 PID: 80 at kernel/recount/core.c:300 x
 FAIL arch/guest: init did not finish (crash, panic or timeout)
-RESULTS 3 8 1
+RESULTS 5 12 1
+exit 1
 EOF
-status=0
-diff -u "$tmp/want" "$tmp/got" || status=1
+check "a run with every kind of failure"
 
-# A clean log: the kernel-log and guest checks pass.
+# A clean log passes; then each splat form alone fails it.
 cat > "$tmp/clean.log" <<'EOF'
+[    0.400000] recount: performance CPUs 0-1, efficiency CPUs 2-3
 [    1.000000]     # Subtest: recount
-[    1.000001]     1..1
+[    1.000001]     1..3
 [    1.000002]     ok 1 recount_test_one
+[    1.000003]     ok 2 recount_test_two
+[    1.000003]     # recount_test_three: recount: 5 reads
+[    1.000003]     ok 3 recount_test_three
 [    1.000004] ok 1 recount
-RECOUNT-TEST-BEGIN b_test
-1..1
-ok 1 recount.only
-RECOUNT-TEST-END b_test 0
-RECOUNT-EXIT: 0
+[    1.000005] # recount: pass:3 fail:0 skip:0 total:3
 EOF
-rm "$tmp"/tests/[acde]_test
-python3 "$HARNESS/results.py" arch "$tmp/clean.log" "$tmp/tests" > "$tmp/got" || true
-printf '%s\n' "PASS arch/b_test/recount.only" "PASS arch/kunit/recount_test_one" \
-	"PASS arch/kernel-log" "RESULTS 3 0 0" > "$tmp/want"
-diff -u "$tmp/want" "$tmp/got" || status=1
+for p in a b c d e f; do
+	printf 'RECOUNT-TEST-BEGIN %s_test\n1..1\nok 1 recount.only\nRECOUNT-TEST-END %s_test 0\n' \
+		$p $p >> "$tmp/clean.log"
+done
+echo "RECOUNT-EXIT: 0" >> "$tmp/clean.log"
+results "$tmp/clean.log"
+{
+	for p in a b c d e f; do echo "PASS arch/${p}_test/recount.only"; done
+	printf '%s\n' "PASS arch/kunit/recount_test_one" "PASS arch/kunit/recount_test_two" \
+		"PASS arch/kunit/recount_test_three" "PASS arch/kernel-log" "RESULTS 10 0 0" "exit 0"
+} > "$tmp/want"
+check "a clean run"
+
+while IFS= read -r splat; do
+	{ cat "$tmp/clean.log"; echo "$splat"; } > "$tmp/splat.log"
+	results "$tmp/splat.log"
+	if ! grep -qF "FAIL arch/kernel-log: $splat" "$tmp/got" || ! grep -qx 'exit 1' "$tmp/got"; then
+		echo "a kernel log with '$splat' passed:"; cat "$tmp/got"; status=1
+	fi
+done <<'EOF'
+[    5.000000] Call trace:
+[    5.000000] Call Trace:
+[    5.000000] Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP
+[    5.000000] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000008
+[    5.000000] INFO: task fuzz_test:123 blocked for more than 60 seconds.
+[    5.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [stress_test:99]
+[    5.000000] NMI watchdog: Watchdog detected hard LOCKUP on cpu 1
+[    5.000000] recount: CPU 1: a pinned counter could not be scheduled; its counts are marked inexact
+[    5.000000] recount: ignoring recount=maybe, expected on or off
+[    5.000000] BUG: KCSAN: data-race in recount_account / recount_read
+[    5.000000] rcu: INFO: rcu_preempt self-detected stall on CPU
+[    5.000000] unreferenced object 0xffff888003d1c000 (size 64):
+EOF
+
+# A program missing from the log (not built): failed by name.
+grep -v '^RECOUNT-TEST-.* c_test\|^1..1$\|^ok 1 recount.only$' "$tmp/clean.log" > "$tmp/missing.log"
+for p in a b d e f; do
+	printf 'RECOUNT-TEST-BEGIN %s_test\n1..1\nok 1 recount.only\nRECOUNT-TEST-END %s_test 0\n' \
+		$p $p >> "$tmp/missing.log"
+done
+results "$tmp/missing.log"
+grep -qx 'FAIL arch/c_test: did not run (not built, or the guest stopped before it)' "$tmp/got" &&
+	grep -qx 'exit 1' "$tmp/got" || { echo "a missing c_test passed:"; cat "$tmp/got"; status=1; }
+
+# Markers out of order or unreadable.
+printf '%s\n' 'RECOUNT-TEST-END a_test 0' 'RECOUNT-TEST-BEGIN b_test' '1..1' 'ok 1 recount.x' \
+	'RECOUNT-TEST-END b_test' > "$tmp/markers.log"
+results "$tmp/markers.log"
+grep -qx 'FAIL arch/a_test: END marker without its BEGIN' "$tmp/got" &&
+	grep -q "^FAIL arch/b_test: unreadable END marker" "$tmp/got" ||
+	{ echo "bad markers passed:"; cat "$tmp/got"; status=1; }
+
+# What results.py cannot read fails the architecture, with a RESULTS line.
+results /nonexistent/serial.log
+grep -q '^FAIL arch/results: cannot read the run: FileNotFoundError' "$tmp/got" &&
+	grep -qx 'RESULTS 0 1 0' "$tmp/got" && grep -qx 'exit 1' "$tmp/got" ||
+	{ echo "an unreadable log passed:"; cat "$tmp/got"; status=1; }
+rm "$tree/tools/testing/selftests/recount/Makefile"
+results "$tmp/clean.log"
+grep -q '^FAIL arch/results: cannot read the run' "$tmp/got" && grep -qx 'RESULTS 0 1 0' "$tmp/got" ||
+	{ echo "a tree without the selftests' Makefile passed:"; cat "$tmp/got"; status=1; }
 exit $status
