@@ -411,8 +411,10 @@ struct recount_sock {
 };
 
 void recount_listeners_init(void);
-int recount_listener_register(struct recount_sock *rs, struct genl_info *info,
-			      const struct cpumask *cpus);
+/* Listening sockets a user without CAP_SYS_PTRACE or CAP_NET_ADMIN may have. */
+#define RECOUNT_LISTENERS_PER_USER	16
+int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
+			      struct genl_info *info, const struct cpumask *cpus);
 int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
 				const struct cpumask *cpus);
 void recount_sock_destroy(void *priv);

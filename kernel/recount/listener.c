@@ -29,11 +29,16 @@
  *     of the pid namespace it registered from; tasks that namespace cannot
  *     see are not sent. Registering needs no privilege, so it works from
  *     inside containers, in every network namespace.
+ *   - Every listener costs each exit on its CPUs a check, so a user without
+ *     those capabilities may have RECOUNT_LISTENERS_PER_USER listening
+ *     sockets at most (inotify bounds its instances per user the same way),
+ *     and what a listener allocates is charged to its memory cgroup.
  */
 
 #include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/mutex.h>
+#include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/rwsem.h>
@@ -42,6 +47,7 @@
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/xarray.h>
 #include <net/genetlink.h>
 
 #include "internal.h"
@@ -84,6 +90,33 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 static DEFINE_MUTEX(recount_listeners_mutex);
 static unsigned int recount_nr_listeners;
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
+
+/*
+ * The listening sockets of each user (real uid) without CAP_SYS_PTRACE or
+ * CAP_NET_ADMIN, as xarray values, under recount_listeners_mutex.
+ */
+static DEFINE_XARRAY(recount_user_listeners);
+
+static unsigned long recount_user_listeners_count(kuid_t uid)
+{
+	void *entry = xa_load(&recount_user_listeners, __kuid_val(uid));
+
+	return entry ? xa_to_value(entry) : 0;
+}
+
+/* Add @n to @uid's listeners. Returns 0, or -ENOMEM if @n > 0. */
+static int recount_user_listeners_add(kuid_t uid, long n)
+{
+	unsigned long count = recount_user_listeners_count(uid) + n;
+
+	lockdep_assert_held(&recount_listeners_mutex);
+	if (!count) {
+		xa_erase(&recount_user_listeners, __kuid_val(uid));
+		return 0;
+	}
+	return xa_err(xa_store(&recount_user_listeners, __kuid_val(uid),
+			       xa_mk_value(count), GFP_KERNEL_ACCOUNT));
+}
 
 /*
  * Could @l ptrace-read @t, as __ptrace_may_access() decides for
@@ -204,6 +237,8 @@ static void recount_listener_unlink(struct recount_listener *l, const struct cpu
 
 static void recount_listener_free(struct recount_listener *l)
 {
+	if (!l->privileged)
+		recount_user_listeners_add(l->cred->uid, -1);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
 	kfree(l);
@@ -214,13 +249,20 @@ static void recount_listener_free(struct recount_listener *l)
 /**
  * recount_listener_register() - make a socket listen to more CPUs
  * @rs: the socket's recount state
+ * @skb: the register request, for its sender's capabilities
  * @info: the register request
  * @cpus: the CPUs, possible ones
  *
- * Return: 0, or -ENOMEM.
+ * A socket that did not listen yet becomes a listener with the sender's
+ * credentials and pid namespace; it is privileged if the sender and the
+ * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (netlink_capable()),
+ * else it counts against the sender's RECOUNT_LISTENERS_PER_USER.
+ *
+ * Return: 0, -EMFILE if the sender's user has as many listening sockets as
+ * it may, or -ENOMEM.
  */
-int recount_listener_register(struct recount_sock *rs, struct genl_info *info,
-			      const struct cpumask *cpus)
+int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
+			      struct genl_info *info, const struct cpumask *cpus)
 {
 	struct recount_listener_entry *e, *tmp;
 	struct recount_listener *l;
@@ -230,24 +272,36 @@ int recount_listener_register(struct recount_sock *rs, struct genl_info *info,
 	guard(mutex)(&recount_listeners_mutex);
 	l = rs->listener;
 	if (!l) {
-		l = kzalloc(sizeof(*l), GFP_KERNEL);
+		bool privileged = netlink_capable(skb, CAP_SYS_PTRACE) ||
+				  netlink_capable(skb, CAP_NET_ADMIN);
+
+		if (!privileged &&
+		    recount_user_listeners_count(current_uid()) >= RECOUNT_LISTENERS_PER_USER) {
+			NL_SET_ERR_MSG_FMT(info->extack,
+					   "this user has %u listening sockets, the most without CAP_SYS_PTRACE or CAP_NET_ADMIN",
+					   RECOUNT_LISTENERS_PER_USER);
+			return -EMFILE;
+		}
+		l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 		if (!l)
 			return -ENOMEM;
 		l->portid = info->snd_portid;
 		write_pnet(&l->net, genl_info_net(info));
 		l->cred = get_current_cred();
 		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
-		l->privileged = capable(CAP_SYS_PTRACE) || capable(CAP_NET_ADMIN);
+		l->privileged = privileged;
 	}
 
 	/* Allocate every entry first, so that a failure changes nothing. */
 	for_each_cpu_andnot(cpu, cpus, &l->cpus) {
-		e = kzalloc(sizeof(*e), GFP_KERNEL);
+		e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!e)
 			goto nomem;
 		e->listener = l;
 		list_add_tail(&e->node, &entries);
 	}
+	if (!rs->listener && !l->privileged && recount_user_listeners_add(l->cred->uid, 1))
+		goto nomem;
 	for_each_cpu_andnot(cpu, cpus, &l->cpus) {
 		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);
 

@@ -566,8 +566,12 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 			get_task_struct(t);
 		rcu_read_unlock();
 		err = 0;
+		/*
+		 * A dump lists what the caller may read and skips the rest
+		 * silently, as /proc does: a denial is no event to audit.
+		 */
 		if (t && (!ctx->tgid || task_tgid_nr_ns(t, ns) == ctx->tgid) &&
-		    ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS))
+		    ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
 			err = recount_nl_dump_one(skb, cb, ctx, t, 0);
 		if (t)
 			put_task_struct(t);
@@ -692,7 +696,7 @@ static int recount_nl_listener_doit(struct sk_buff *skb, struct genl_info *info,
 		goto out;
 	}
 	if (reg)
-		err = recount_listener_register(rs, info, cpus);
+		err = recount_listener_register(rs, skb, info, cpus);
 	else
 		err = recount_listener_deregister(rs, info, cpus);
 out:

@@ -475,4 +475,51 @@ TEST_F(recount, listener_in_container)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * Every listener costs each exit a check: a user without CAP_SYS_PTRACE or
+ * CAP_NET_ADMIN may have RECOUNT_LISTENERS_PER_USER (16) listening sockets,
+ * one more is refused with EMFILE and a reason, closing one makes room
+ * again. Root's are not counted.
+ */
+#define LISTENERS_PER_USER 16
+
+TEST_F(recount, listeners_per_user_are_bounded)
+{
+	struct rnl nl[LISTENERS_PER_USER + 1];
+	struct rnl_reply r;
+	int i, status;
+	pid_t child;
+
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		if (become_nobody())
+			_exit(1);
+		for (i = 0; i < LISTENERS_PER_USER; i++)
+			if (rnl_open(&nl[i]) || rnl_listen(&nl[i], true, "0", &r))
+				_exit(2);
+		/* A second registration of a listening socket is no new listener. */
+		if (rnl_listen(&nl[0], true, every_cpu(), &r))
+			_exit(3);
+		if (rnl_open(&nl[i]) || rnl_listen(&nl[i], true, "0", &r) != -EMFILE ||
+		    !r.extack[0])
+			_exit(4);
+		rnl_close(&nl[0]);
+		if (rnl_listen(&nl[i], true, "0", &r))
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	/* 1: setuid, 2: one of the 16, 3: re-registering, 4: the 17th, 5: room again */
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the unprivileged user failed, status %#x", status);
+
+	for (i = 0; i <= LISTENERS_PER_USER; i++) {
+		ASSERT_EQ(0, rnl_open(&nl[i]));
+		ASSERT_EQ(0, rnl_listen(&nl[i], true, "0", &r)) TH_LOG("%d: %s", i, r.extack);
+	}
+	for (i = 0; i <= LISTENERS_PER_USER; i++)
+		rnl_close(&nl[i]);
+}
+
 TEST_HARNESS_MAIN
