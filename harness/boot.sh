@@ -22,7 +22,8 @@ if [ "$mode" = test ]; then
 	# A two-kind machine and a power model, for the kind and energy tests;
 	# a nohz_full CPU, for the reads of threads running without a tick.
 	cmdline="$cmdline kunit.enable=1 recount_efficiency_cpus=2-3 recount_power_mw=1000,50,300,10 nohz_full=3"
-else
+elif [ "$mode" != boot ]; then
+	# The boot mode's log is checked for splats: it keeps the console.
 	cmdline="$cmdline quiet"
 fi
 cmdline="$cmdline ${BOOT_ARGS:-}"

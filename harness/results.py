@@ -3,6 +3,7 @@
 """Read the serial log of a guest test run and report every test in it.
 
 usage: results.py ARCH SERIAL_LOG TREE [EXPECTED_SKIPS]
+       results.py --kernel-log NAME SERIAL_LOG
 
 Prints one line per test (PASS/FAIL/SKIP <arch>/<program>/<test>), a failed
 one followed by its diagnostics (the test's "# " lines, indented), and a last
@@ -15,9 +16,13 @@ TREE, the KUnit suites and cases from kernel/recount/*kunit*.c in TREE. Each
 one missing from the log is a failure with its name. So is a program that
 did not reach its END marker, ran fewer tests than it planned, or exited with
 a failing status after its tests passed; a skip that EXPECTED_SKIPS (default
-harness/expected-skips) does not declare for ARCH; and a bad kernel log line
-(WARNING, BUG, Oops, Call Trace/trace:, lockdep, KASAN, hung task, lockup,
-recount's own warnings...).
+harness/expected-skips) does not declare for ARCH, with its reason; a bad
+kernel log line (WARNING, BUG, Oops, Call Trace/trace:, lockdep, KASAN, hung
+task, lockup, recount's own warnings...); and a kernel tainted by a warning,
+an oops, a bad page or a lockup at the end of the run, which catches a splat
+whose lines the console lost.
+
+With --kernel-log, only the kernel log check of SERIAL_LOG, as NAME.
 """
 import fnmatch
 import os
@@ -42,6 +47,11 @@ KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")
 # are: kernel messages may share the console line.
 BEGIN = re.compile(r"RECOUNT-TEST-BEGIN (\S+)")
 END = re.compile(r"RECOUNT-TEST-END (\S+)(?: (\S+))?")
+EXIT = re.compile(r"RECOUNT-EXIT: ")
+TAINTED = re.compile(r"RECOUNT-TAINTED (\d+)")
+# The taint bits that mean something went wrong: B (bad page), D (died),
+# W (warning), L (soft lockup). KUnit's N (test) is expected.
+BAD_TAINT = {5: "B: bad page", 7: "D: oops", 9: "W: warning", 14: "L: soft lockup"}
 # kselftest_harness.h: a test starts with "#  RUN", its diagnostics are "# ".
 RUN = re.compile(r"^#\s+RUN\s")
 MAX_DIAGNOSTICS = 30
@@ -56,9 +66,9 @@ class Report:
         self.counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
 
     def add(self, status, name, detail="", diagnostics=()):
-        if status == "SKIP" and not self.declared(name):
+        if status == "SKIP" and not self.declared(name, detail):
             status = "FAIL"
-            detail = f"skipped, and no skip is declared for it: {detail}"
+            detail = f"skipped, and no skip is declared for it with this reason: {detail}"
         self.counts[status] += 1
         line = f"{status} {self.arch}/{name}"
         if detail:
@@ -68,12 +78,14 @@ class Report:
             for d in diagnostics[-MAX_DIAGNOSTICS:]:
                 print("    " + d)
 
-    def declared(self, name):
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.skips)
+    def declared(self, name, reason):
+        return any(fnmatch.fnmatchcase(name, pattern) and re.search(why, reason)
+                   for pattern, why in self.skips)
 
 
 def status_of(result, rest):
-    if "# SKIP" in rest:
+    """A TAP result; "not ok ... # SKIP" is a failure, not a skip."""
+    if result == "ok" and "# SKIP" in rest:
         return "SKIP", rest.split("# SKIP", 1)[1].strip()
     return ("PASS" if result == "ok" else "FAIL"), ""
 
@@ -111,17 +123,20 @@ def kunit_cases(tree):
 
 
 def read_skips(path, arch):
-    """The test name patterns whose skip path declares for arch."""
+    """(test name pattern, reason regex) of the skips path declares for arch."""
     base = arch.split("-")[0]
-    patterns = []
+    skips = []
     with open(path) as f:
         for line in f:
-            fields = line.split("#", 1)[0].split(None, 2) if not line.startswith("#") else []
-            if len(fields) < 3:
+            if line.startswith("#") or not line.strip():
                 continue
+            fields = line.rstrip("\n").split(None, 2)
+            if len(fields) < 3:
+                raise ValueError(f"{path}: not '<arch> <test> <reason regex>': {line!r}")
+            re.compile(fields[2])
             if fields[0] in (base, "*"):
-                patterns.append(fields[1])
-    return patterns
+                skips.append((fields[1], fields[2]))
+    return skips
 
 
 def selftests(rep, lines, expected):
@@ -157,6 +172,8 @@ def selftests(rep, lines, expected):
                     rep.add("SKIP", prog, "the whole program skipped (exit status 4)")
                 else:
                     rep.add("FAIL", prog, f"no TAP plan (exit status {rc})", diagnostics)
+            elif current["plan"] == 0 and int(rc) in (0, KSFT_SKIP):
+                rep.add("SKIP", prog, "the program planned no test (1..0)")
             elif current["results"] != current["plan"]:
                 rep.add("FAIL", prog, f"ran {current['results']} of "
                         f"{current['plan']} tests (exit status {rc})", diagnostics)
@@ -221,7 +238,38 @@ def kunit(rep, lines, suites):
             rep.add("FAIL", f"kunit/{suite}", f"ran {len(ran)} of {planned} cases")
 
 
+def kernel_log(rep, lines):
+    """The kernel log must be clean, whatever the tests said."""
+    bad = [l for l in lines if BAD.search(l)]
+    if bad:
+        rep.add("FAIL", "kernel-log", "; ".join(bad[:5]))
+    else:
+        rep.add("PASS", "kernel-log")
+
+
+def taint(rep, lines):
+    values = [int(m.group(1)) for m in map(TAINTED.search, lines) if m]
+    if not values:
+        rep.add("FAIL", "taint", "the guest did not report /proc/sys/kernel/tainted")
+        return
+    bad = [why for bit, why in BAD_TAINT.items() if values[-1] & (1 << bit)]
+    if bad:
+        rep.add("FAIL", "taint", f"the kernel is tainted {values[-1]}: {', '.join(bad)}")
+    else:
+        rep.add("PASS", "taint")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--kernel-log":
+        rep = Report(sys.argv[2], [])
+        try:
+            with open(sys.argv[3], errors="replace") as f:
+                kernel_log(rep, [l.rstrip("\r\n") for l in f])
+        except Exception as e:  # pylint: disable=broad-except
+            rep.add("FAIL", "kernel-log", f"cannot read the log: {type(e).__name__}: {e}")
+        c = rep.counts
+        print(f"RESULTS {c['PASS']} {c['FAIL']} {c['SKIP']}")
+        sys.exit(1 if c["FAIL"] else 0)
     if len(sys.argv) not in (4, 5):
         raise SystemExit(__doc__.split("\n\n")[1])
     arch, log, tree = sys.argv[1:4]
@@ -241,13 +289,10 @@ def main():
         selftests(rep, lines, expected)
         kunit(rep, lines, suites)
 
-        # The kernel log must be clean, whatever the tests said.
-        bad = [l for l in lines if BAD.search(l)]
-        if bad:
-            rep.add("FAIL", "kernel-log", "; ".join(bad[:5]))
+        kernel_log(rep, lines)
+        if any(EXIT.search(l) for l in lines):
+            taint(rep, lines)
         else:
-            rep.add("PASS", "kernel-log")
-        if not any(l.startswith("RECOUNT-EXIT: ") for l in lines):
             rep.add("FAIL", "guest", "init did not finish (crash, panic or timeout)")
     except Exception as e:  # pylint: disable=broad-except
         rep.add("FAIL", "results", f"cannot read the run: {type(e).__name__}: {e}")

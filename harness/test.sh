@@ -89,21 +89,31 @@ for arch in $archs; do
 	fi
 	count < "$aout/results.txt"
 
-	# The boot parameter, each way, before anything writes the sysctl.
-	count < <(for want in on off; do
+	# The boot parameter, each way, before anything writes the sysctl; the
+	# log of each boot is checked for splats too. Written to a file and
+	# counted in this shell: a failure inside cannot lose a result.
+	: > "$aout/boot-results.txt"
+	for want in on off; do
 		blog=$aout/serial-boot-$want.log
+		rm -f "$blog"
 		ARCH=$arch QUIET=1 QEMU_MEM=${VARIANT:+2G} BOOT_ARGS="recount=$want" SERIAL_LOG=$blog \
 			"$HARNESS/boot.sh" boot 600 > /dev/null 2>&1 || true
-		got=$(sed -n 's/^RECOUNT-BOOT kernel.recount=\([0-9]*\).*/\1/p' "$blog" 2>/dev/null | head -1)
-		expect=1; [ $want = on ] || expect=0
+		got=$(sed -n 's/^RECOUNT-BOOT kernel.recount=\([0-9]*\).*/\1/p' "$blog" 2>/dev/null | head -1) || true
+		expect=1
+		[ $want = on ] || expect=0
 		if [ "$got" = "$expect" ]; then
-			echo "RESULTS 1 0 0"; echo "PASS $name/boot/recount=$want"
+			printf '%s\n' "RESULTS 1 0 0" "PASS $name/boot/recount=$want"
 		else
 			echo "RESULTS 0 1 0"
 			echo "FAIL $name/boot/recount=$want: kernel.recount is '${got:-(no answer)}', not $expect"
-			tail -20 "$blog" 2>/dev/null | sed 's/^/    /'
+			tail -20 "$blog" 2>/dev/null | sed 's/^/    /' || true
 		fi
-	done)
+		python3 "$HARNESS/results.py" --kernel-log "$name/boot/recount=$want" "$blog" || true
+	done >> "$aout/boot-results.txt" 2>&1
+	[ "$(grep -c '^RESULTS ' "$aout/boot-results.txt")" = 4 ] ||
+		printf '%s\n' "RESULTS 0 1 0" "FAIL $name/boot: the boot checks did not all report" \
+			>> "$aout/boot-results.txt"
+	count < "$aout/boot-results.txt"
 	# A checker that was off found nothing: each must say it ran.
 	case "$VARIANT" in
 	debug)	checks=("kasan: KernelAddressSanitizer initialized" "Lock dependency validator"

@@ -36,7 +36,8 @@ static struct kunit_suite recount_test_suite = {
 EOF
 cat > "$tmp/skips" <<'EOF'
 # comment
-arch a_test/recount.third	no PMU here
+arch a_test/recount.third	^no PMU here$
+arch a_test/recount.fifth	^no PMU here$
 other a_test/recount.fourth	declared elsewhere only
 EOF
 
@@ -58,8 +59,8 @@ cat > "$tmp/serial.log" <<'EOF'
 [    1.000004] ok 1 recount
 RECOUNT-TEST-BEGIN a_test
 TAP version 13
-1..4
-# Starting 4 tests from 1 test cases.
+1..6
+# Starting 6 tests from 1 test cases.
 #  RUN           recount.first ...
 # a_test.c:10:first:Expected 1 (1) == 2 (2)
 # a_test.c:10:first:not the second's
@@ -77,7 +78,9 @@ not ok 2 recount.second
 ok 3 recount.third # SKIP no PMU here
 #  RUN           recount.fourth ...
 ok 4 recount.fourth # SKIP no netlink family
-# FAILED: 1 / 4 tests passed.
+ok 5 recount.fifth # SKIP no PMU here, nor anything else
+not ok 6 recount.sixth # SKIP a failure is no skip
+# FAILED: 1 / 6 tests passed.
 RECOUNT-TEST-END a_test 1
 RECOUNT-TEST-BEGIN b_test
 1..2
@@ -110,8 +113,10 @@ FAIL arch/a_test/recount.second
     # second: Test failed
     #          FAIL  recount.second
 SKIP arch/a_test/recount.third: no PMU here
-FAIL arch/a_test/recount.fourth: skipped, and no skip is declared for it: no netlink family
+FAIL arch/a_test/recount.fourth: skipped, and no skip is declared for it with this reason: no netlink family
     #  RUN           recount.fourth ...
+FAIL arch/a_test/recount.fifth: skipped, and no skip is declared for it with this reason: no PMU here, nor anything else
+FAIL arch/a_test/recount.sixth
 PASS arch/b_test/recount.only
 FAIL arch/b_test: ran 1 of 2 tests (exit status 139)
     #  RUN           recount.crashes ...
@@ -130,7 +135,7 @@ FAIL arch/kunit/recount_test_three: did not run
 FAIL arch/kunit/recount: ran 2 of 3 cases
 FAIL arch/kernel-log: [    2.000000] WARNING: CPU: 1 PID: 80 at kernel/recount/core.c:300 x
 FAIL arch/guest: init did not finish (crash, panic or timeout)
-RESULTS 5 12 1
+RESULTS 5 14 1
 exit 1
 EOF
 check "a run with every kind of failure"
@@ -151,12 +156,13 @@ for p in a b c d e f; do
 	printf 'RECOUNT-TEST-BEGIN %s_test\n1..1\nok 1 recount.only\nRECOUNT-TEST-END %s_test 0\n' \
 		$p $p >> "$tmp/clean.log"
 done
-echo "RECOUNT-EXIT: 0" >> "$tmp/clean.log"
+printf '%s\n' "RECOUNT-TAINTED 262144" "RECOUNT-EXIT: 0" >> "$tmp/clean.log"
 results "$tmp/clean.log"
 {
 	for p in a b c d e f; do echo "PASS arch/${p}_test/recount.only"; done
 	printf '%s\n' "PASS arch/kunit/recount_test_one" "PASS arch/kunit/recount_test_two" \
-		"PASS arch/kunit/recount_test_three" "PASS arch/kernel-log" "RESULTS 10 0 0" "exit 0"
+		"PASS arch/kunit/recount_test_three" "PASS arch/kernel-log" "PASS arch/taint" \
+		"RESULTS 11 0 0" "exit 0"
 } > "$tmp/want"
 check "a clean run"
 
@@ -180,6 +186,35 @@ done <<'EOF'
 [    5.000000] rcu: INFO: rcu_preempt self-detected stall on CPU
 [    5.000000] unreferenced object 0xffff888003d1c000 (size 64):
 EOF
+
+# A kernel tainted by a warning whose lines the console lost, or a run that
+# does not say: failed.
+sed 's/^RECOUNT-TAINTED .*/RECOUNT-TAINTED 262656/' "$tmp/clean.log" > "$tmp/taint.log"
+results "$tmp/taint.log"
+grep -qx 'FAIL arch/taint: the kernel is tainted 262656: W: warning' "$tmp/got" &&
+	grep -qx 'exit 1' "$tmp/got" || { echo "a tainted kernel passed:"; cat "$tmp/got"; status=1; }
+grep -v '^RECOUNT-TAINTED' "$tmp/clean.log" > "$tmp/taint.log"
+results "$tmp/taint.log"
+grep -q '^FAIL arch/taint: the guest did not report' "$tmp/got" ||
+	{ echo "a run without its taint passed:"; cat "$tmp/got"; status=1; }
+
+# A program that plans no test is a skip, undeclared here.
+awk '/^RECOUNT-TEST-BEGIN a_test$/ { print; print "1..0"; skip = 1; next }
+	/^RECOUNT-TEST-END a_test / { skip = 0 } !skip' "$tmp/clean.log" > "$tmp/none.log"
+results "$tmp/none.log"
+grep -q '^FAIL arch/a_test: skipped, and no skip is declared for it with this reason: the program planned no test' \
+	"$tmp/got" || { echo "a program that planned no test passed:"; cat "$tmp/got"; status=1; }
+
+# The kernel log check alone (the boot-parameter boots).
+python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/clean.log" > "$tmp/got" || true
+printf '%s\n' "PASS arch/boot/kernel-log" "RESULTS 1 0 0" | diff -u - "$tmp/got" || status=1
+{ cat "$tmp/clean.log"; echo "[    5.000000] Call trace:"; } > "$tmp/splat.log"
+rc=0
+python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/splat.log" > "$tmp/got" || rc=$?
+grep -q '^FAIL arch/boot/kernel-log: ' "$tmp/got" && [ $rc = 1 ] ||
+	{ echo "a boot log with a splat passed:"; cat "$tmp/got"; status=1; }
+python3 "$HARNESS/results.py" --kernel-log arch/boot /nonexistent > "$tmp/got" || true
+grep -qx 'RESULTS 0 1 0' "$tmp/got" || { echo "a missing boot log passed"; status=1; }
 
 # A program missing from the log (not built): failed by name.
 grep -v '^RECOUNT-TEST-.* c_test\|^1..1$\|^ok 1 recount.only$' "$tmp/clean.log" > "$tmp/missing.log"

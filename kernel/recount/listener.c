@@ -29,10 +29,11 @@
  *     of the pid namespace it registered from; tasks that namespace cannot
  *     see are not sent. Registering needs no privilege, so it works from
  *     inside containers, in every network namespace.
- *   - Every listener costs each exit on its CPUs a check, so a user without
- *     those capabilities may have RECOUNT_LISTENERS_PER_USER listening
- *     sockets at most (inotify bounds its instances per user the same way),
- *     and what a listener allocates is charged to its memory cgroup.
+ *   - Every listener costs each exit on its CPUs a check, so a user (real
+ *     uid) without those capabilities may have RECOUNT_LISTENERS_PER_USER
+ *     listening sockets at most, and what a listener allocates is charged
+ *     to its memory cgroup. The xarray that counts them is shared, so it is
+ *     not charged to anyone's.
  */
 
 #include <linux/cpumask.h>
@@ -115,7 +116,7 @@ static int recount_user_listeners_add(kuid_t uid, long n)
 		return 0;
 	}
 	return xa_err(xa_store(&recount_user_listeners, __kuid_val(uid),
-			       xa_mk_value(count), GFP_KERNEL_ACCOUNT));
+			       xa_mk_value(count), GFP_KERNEL));
 }
 
 /*
