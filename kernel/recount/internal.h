@@ -394,10 +394,11 @@ struct pid_namespace;
 struct sk_buff;
 extern struct genl_family recount_nl_family;
 size_t recount_nl_record_size(void);
+u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
-			   struct pid_namespace *ns, u32 version);
+			   struct pid_namespace *ns, u32 version, u32 withheld);
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-			    struct pid_namespace *ns, u32 version);
+			    struct pid_namespace *ns, u32 version, u32 withheld);
 
 /* listener.c: exit records */
 struct recount_listener;

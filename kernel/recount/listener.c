@@ -25,10 +25,12 @@
  *     (PTRACE_MODE_READ_FSCREDS's credential and dumpability rules, with
  *     the credentials it registered with; security modules' ptrace hooks
  *     are not consulted), unless it registered with CAP_SYS_PTRACE or
- *     CAP_NET_ADMIN in the initial user namespace. Pids in records are those
- *     of the pid namespace it registered from; tasks that namespace cannot
- *     see are not sent. Registering needs no privilege, so it works from
- *     inside containers, in every network namespace.
+ *     CAP_NET_ADMIN in the initial user namespace; of their PMU counts, what
+ *     perf would have let it count when it registered (recount_nl_withheld()).
+ *     Pids in records are those of the pid namespace it registered from;
+ *     tasks that namespace cannot see are not sent. Registering needs no
+ *     privilege, so it works from inside containers, in every network
+ *     namespace.
  *   - Every listener costs each exit on its CPUs a check, so a user (real
  *     uid) without those capabilities may have RECOUNT_LISTENERS_PER_USER
  *     listening sockets at most, and what a listener allocates is charged
@@ -60,6 +62,7 @@
  * @cred: the credentials the socket registered with
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
+ * @withheld: what of the PMU's counts it may not read, as it registered
  * @cpus: the CPUs it listens to, under recount_listeners_mutex
  * @missed: records dropped since the last one it received
  */
@@ -69,6 +72,7 @@ struct recount_listener {
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	bool privileged;
+	u32 withheld;
 	struct cpumask cpus;
 	atomic_long_t missed;
 };
@@ -166,10 +170,10 @@ static void recount_exit_send(struct recount_listener *l, struct task_struct *t,
 		goto nospace;
 	if (process) {
 		code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code : t->exit_code;
-		err = recount_nl_fill_process(msg, t->group_leader, l->pid_ns, 0);
+		err = recount_nl_fill_process(msg, t->group_leader, l->pid_ns, 0, l->withheld);
 	} else {
 		code = t->exit_code;
-		err = recount_nl_fill_thread(msg, t, l->pid_ns, 0);
+		err = recount_nl_fill_thread(msg, t, l->pid_ns, 0, l->withheld);
 	}
 	missed = atomic_long_xchg(&l->missed, 0);
 	if (err || nla_put_u32(msg, RECOUNT_A_EXIT_CODE, code) ||
@@ -257,7 +261,8 @@ static void recount_listener_free(struct recount_listener *l)
  * A socket that did not listen yet becomes a listener with the sender's
  * credentials and pid namespace; it is privileged if the sender and the
  * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (netlink_capable()),
- * else it counts against the sender's RECOUNT_LISTENERS_PER_USER.
+ * else it counts against the sender's RECOUNT_LISTENERS_PER_USER. What of
+ * the PMU's counts its records carry is decided then, as for a request.
  *
  * Return: 0, -EMFILE if the sender's user has as many listening sockets as
  * it may, or -ENOMEM.
@@ -291,6 +296,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 		l->cred = get_current_cred();
 		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 		l->privileged = privileged;
+		l->withheld = recount_nl_withheld(skb, false);
 	}
 
 	/* Allocate every entry first, so that a failure changes nothing. */

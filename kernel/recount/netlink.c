@@ -7,10 +7,13 @@
  * the handlers. A request runs in the context of the task that sent it, so
  * pids are those of the caller's pid namespace, and the caller's credentials
  * decide what it may read: a thread or process it could ptrace-read
- * (PTRACE_MODE_READ_FSCREDS), and any CPU.
+ * (PTRACE_MODE_READ_FSCREDS), and any CPU; of their PMU counts, what perf
+ * would let it count (recount_nl_withheld()).
  */
 
+#include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -28,16 +31,70 @@ static int recount_nl_put_u64(struct sk_buff *msg, int attr, u64 value)
 	return nla_put_u64_64bit(msg, attr, value, RECOUNT_A_USAGE_PAD);
 }
 
+#ifdef CONFIG_PERF_EVENTS
+/* What perf_event_open() would refuse the requester of @skb; see below. */
+static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
+{
+	const u32 all = RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU;
+	u32 refused = cpu ? all : RECOUNT_WITHHELD_KERNEL_PMU;
+	int paranoid = READ_ONCE(sysctl_perf_event_paranoid);
+
+	if (paranoid > 2 && !netlink_capable(skb, CAP_SYS_ADMIN))
+		return all;
+	if (security_perf_event_open(PERF_SECURITY_OPEN))
+		return all;
+	if (paranoid > (cpu ? 0 : 1) &&
+	    !netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN))
+		return refused;
+	if (security_perf_event_open(cpu ? PERF_SECURITY_CPU : PERF_SECURITY_KERNEL))
+		return refused;
+	return 0;
+}
+#else
+static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
+{
+	return 0;	/* nothing is counted with the PMU */
+}
+#endif
+
+/**
+ * recount_nl_withheld() - what of the PMU's counts a requester may not read
+ * @skb: the request
+ * @cpu: for the records of CPUs, rather than of threads and processes
+ *
+ * perf_event_open()'s rules for the same counts, with the capabilities of
+ * both the sender and the socket's opener (netlink_capable()), as
+ * perf_allow_kernel() and perf_allow_cpu() apply them to the caller: a
+ * task's kernel-mode counts need perf_event_paranoid <= 1 or CAP_PERFMON; a
+ * CPU's counts, those of a CPU-wide event, perf_event_paranoid <= 0 or
+ * CAP_PERFMON; above 2, Debian's perf_event_open() refuses anyone without
+ * CAP_SYS_ADMIN. Security modules' perf_event_open hooks have their say.
+ * Decided once per request, dump or listener registration, as perf decides
+ * once, when an event is opened: one capability check each, not one per
+ * record.
+ *
+ * Return: RECOUNT_WITHHELD_* flags, 0 if the requester may read them all.
+ */
+u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu)
+{
+	if (!(recount_metrics_supported() & (RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS)))
+		return 0;
+	return recount_nl_perf_refused(skb, cpu);
+}
+
 /*
  * Put @usage in a nest of type @attr: the metrics this kernel counts and no
- * others, @kind if not negative, and @idle (its time and energy) if given.
+ * others, less those @withheld, @kind if not negative, and @idle (its time and
+ * energy) if given.
  */
-static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics,
+static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics, u32 withheld,
 				const struct recount_usage *usage, int kind,
 				const struct recount_cpu_usage *idle)
 {
 	const struct recount_metrics *user = &usage->level[RECOUNT_LEVEL_USER];
 	const struct recount_metrics *kernel = &usage->level[RECOUNT_LEVEL_KERNEL];
+	bool upmu = !(withheld & RECOUNT_WITHHELD_USER_PMU);
+	bool kpmu = !(withheld & RECOUNT_WITHHELD_KERNEL_PMU);
 	struct nlattr *nest;
 
 	nest = nla_nest_start(msg, attr);
@@ -48,12 +105,14 @@ static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics,
 	    (idle && recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_TIME, idle->idle_time)))
 		goto cancel;
 	if ((metrics & RECOUNT_METRIC_CYCLES) &&
-	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_CYCLES, user->cycles) ||
-	     recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_CYCLES, kernel->cycles)))
+	    ((upmu && recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_CYCLES, user->cycles)) ||
+	     (kpmu && recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_CYCLES, kernel->cycles))))
 		goto cancel;
 	if ((metrics & RECOUNT_METRIC_INSTRUCTIONS) &&
-	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_INSTRUCTIONS, user->instructions) ||
-	     recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS, kernel->instructions)))
+	    ((upmu && recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_INSTRUCTIONS,
+					 user->instructions)) ||
+	     (kpmu && recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS,
+					 kernel->instructions))))
 		goto cancel;
 	if ((metrics & RECOUNT_METRIC_ENERGY) &&
 	    (recount_nl_put_u64(msg, RECOUNT_A_USAGE_ENERGY, usage->energy) ||
@@ -70,20 +129,24 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The state of recount, the metrics it counts and the energy source. */
-static int recount_nl_put_state(struct sk_buff *msg, u32 metrics)
+/*
+ * The state of recount, the metrics it counts, the energy source, and what
+ * of them the requester may not read.
+ */
+static int recount_nl_put_state(struct sk_buff *msg, u32 metrics, u32 withheld)
 {
 	u32 flags = recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED;
 
 	if (nla_put_u32(msg, RECOUNT_A_FLAGS, flags) ||
 	    nla_put_u32(msg, RECOUNT_A_METRICS, metrics) ||
-	    nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, recount_energy_source()))
+	    nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, recount_energy_source()) ||
+	    (withheld && nla_put_u32(msg, RECOUNT_A_WITHHELD, withheld)))
 		return -EMSGSIZE;
 	return 0;
 }
 
 /* The total of @per_kind as usage, and each kind as per-kind. */
-static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
+static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics, u32 withheld,
 				const struct recount_usage per_kind[RECOUNT_NR_KINDS])
 {
 	struct recount_usage total = {};
@@ -91,10 +154,11 @@ static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
 
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		recount_usage_sum(&total, &per_kind[k]);
-	if (recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, &total, -1, NULL))
+	if (recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, withheld, &total, -1, NULL))
 		return -EMSGSIZE;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
-		if (recount_nl_put_usage(msg, RECOUNT_A_PER_KIND, metrics, &per_kind[k], k, NULL))
+		if (recount_nl_put_usage(msg, RECOUNT_A_PER_KIND, metrics, withheld,
+					 &per_kind[k], k, NULL))
 			return -EMSGSIZE;
 	}
 	return 0;
@@ -170,11 +234,12 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
  * @t: the thread
  * @ns: the pid namespace of the pids in the record
  * @version: the version of struct recount_task_runtime to add, or 0
+ * @withheld: what the requester may not read, from recount_nl_withheld()
  *
  * Return: 0, or -EMSGSIZE.
  */
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
-			   struct pid_namespace *ns, u32 version)
+			   struct pid_namespace *ns, u32 version, u32 withheld)
 {
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	u32 metrics = recount_metrics_supported();
@@ -187,8 +252,8 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD) ||
-	    recount_nl_put_state(msg, metrics) ||
-	    recount_nl_put_kinds(msg, metrics, usage))
+	    recount_nl_put_state(msg, metrics, withheld) ||
+	    recount_nl_put_kinds(msg, metrics, withheld, usage))
 		return -EMSGSIZE;
 	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(usage),
 				      &runtime, version);
@@ -200,11 +265,12 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
  * @leader: a thread of the process, its leader for the command name
  * @ns: the pid namespace of the pids in the record
  * @version: the version of struct recount_task_runtime to add, or 0
+ * @withheld: what the requester may not read, from recount_nl_withheld()
  *
  * Return: 0, or -EMSGSIZE.
  */
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-			    struct pid_namespace *ns, u32 version)
+			    struct pid_namespace *ns, u32 version, u32 withheld)
 {
 	struct recount_usage total[RECOUNT_NR_KINDS], exited;
 	struct recount_runtime runtime, exited_runtime;
@@ -217,9 +283,9 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, leader->start_boottime,
 			      RECOUNT_A_PAD) ||
-	    recount_nl_put_state(msg, metrics) ||
-	    recount_nl_put_kinds(msg, metrics, total) ||
-	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, &exited, -1, NULL) ||
+	    recount_nl_put_state(msg, metrics, withheld) ||
+	    recount_nl_put_kinds(msg, metrics, withheld, total) ||
+	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, withheld, &exited, -1, NULL) ||
 	    recount_nl_put_runtime(msg, RECOUNT_A_EXITED_RUNTIME,
 				   exited.level[RECOUNT_LEVEL_USER].time +
 				   exited.level[RECOUNT_LEVEL_KERNEL].time,
@@ -255,7 +321,7 @@ static size_t recount_nl_runtime_size(void)
  */
 size_t recount_nl_record_size(void)
 {
-	return 7 * nla_total_size(sizeof(u32)) +	/* pid, tgid, cpu, flags, ... */
+	return 8 * nla_total_size(sizeof(u32)) +	/* pid, tgid, cpu, flags, ... */
 	       nla_total_size(TASK_COMM_LEN) +
 	       3 * nla_total_size_64bit(sizeof(u64)) +	/* start, exit time, missed */
 	       (RECOUNT_NR_KINDS + 2) * recount_nl_usage_size() +
@@ -263,15 +329,17 @@ size_t recount_nl_record_size(void)
 	       nla_total_size(sizeof(struct recount_task_runtime));
 }
 
-static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu)
+static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu, u32 withheld)
 {
 	u32 metrics = recount_metrics_supported();
 	struct recount_cpu_usage cu;
 
 	recount_cpu_read(cpu, &cu);
-	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) || recount_nl_put_state(msg, metrics))
+	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) ||
+	    recount_nl_put_state(msg, metrics, withheld))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, &cu.usage, cu.kind, &cu);
+	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, withheld, &cu.usage,
+				    cu.kind, &cu);
 }
 
 /*
@@ -360,8 +428,8 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
 	struct task_struct *t = NULL;
 	struct sk_buff *msg;
+	u32 version = 0, withheld;
 	unsigned int cpu = 0;
-	u32 version = 0;
 	int sel, err;
 	void *hdr;
 
@@ -414,12 +482,15 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    cpu == raw_smp_processor_id())
 		recount_update_current();
 
+	withheld = recount_nl_withheld(skb, sel == RECOUNT_A_CPU);
 	if (sel == RECOUNT_A_PID)
-		err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), version);
+		err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), version,
+					     withheld);
 	else if (sel == RECOUNT_A_TGID)
-		err = recount_nl_fill_process(msg, t, task_active_pid_ns(current), version);
+		err = recount_nl_fill_process(msg, t, task_active_pid_ns(current), version,
+					      withheld);
 	else
-		err = recount_nl_fill_cpu(msg, cpu);
+		err = recount_nl_fill_cpu(msg, cpu, withheld);
 	if (err)
 		goto out_free;
 
@@ -468,7 +539,7 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_iput(msg, info);
 	if (!hdr)
 		goto nospace;
-	if (recount_nl_put_state(msg, recount_metrics_supported()) ||
+	if (recount_nl_put_state(msg, recount_metrics_supported(), 0) ||
 	    nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
 		goto nospace;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
@@ -499,6 +570,7 @@ struct recount_dump_ctx {
 	u32 scope;
 	u32 tgid;
 	u32 version;
+	u32 withheld;
 	unsigned int next;
 };
 
@@ -530,11 +602,13 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
 	if (ctx->scope == RECOUNT_SCOPE_CPUS)
-		err = recount_nl_fill_cpu(skb, cpu);
+		err = recount_nl_fill_cpu(skb, cpu, ctx->withheld);
 	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
-		err = recount_nl_fill_process(skb, t, task_active_pid_ns(current), ctx->version);
+		err = recount_nl_fill_process(skb, t, task_active_pid_ns(current), ctx->version,
+					      ctx->withheld);
 	else
-		err = recount_nl_fill_thread(skb, t, task_active_pid_ns(current), ctx->version);
+		err = recount_nl_fill_thread(skb, t, task_active_pid_ns(current), ctx->version,
+					     ctx->withheld);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return err;
@@ -630,6 +704,7 @@ int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				return -ESRCH;
 			}
 		}
+		ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
 		ctx->started = true;
 		recount_update_current();
 	}

@@ -277,6 +277,17 @@ static void text_unsupported(FILE *f, uint32_t metrics)
 		fprintf(f, "  (energy: not counted, no energy source)\n");
 }
 
+/* Counts perf_event_paranoid kept from us: say so, they are not missing. */
+static void text_withheld(FILE *f, uint32_t withheld)
+{
+	if (withheld & RECOUNT_WITHHELD_USER_PMU)
+		fprintf(f,
+			"  (cycles and instructions: withheld, as perf would not count them for you: kernel.perf_event_paranoid)\n");
+	else if (withheld & RECOUNT_WITHHELD_KERNEL_PMU)
+		fprintf(f,
+			"  (kernel cycles and instructions: withheld, as perf would not count the kernel for you: kernel.perf_event_paranoid)\n");
+}
+
 static void text_title(FILE *f, const struct rc_record *r)
 {
 	if (r->is_exit)
@@ -318,6 +329,7 @@ void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		text_runtime_struct(f, r, o->runtime_version);
 	if (ts && ts->what)
 		out_text_taskstats(f, ts);
+	text_withheld(f, r->withheld);
 	if (o->verbose)
 		text_unsupported(f, r->metrics);
 	if (r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED))
@@ -643,6 +655,12 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		json_close(&j, '}');
 	}
 	json_str(&j, "energy_source", rc_energy_source_name(r->energy_source));
+	json_open(&j, "withheld", '[');
+	if (r->withheld & RECOUNT_WITHHELD_USER_PMU)
+		json_str(&j, NULL, "user_pmu");
+	if (r->withheld & RECOUNT_WITHHELD_KERNEL_PMU)
+		json_str(&j, NULL, "kernel_pmu");
+	json_close(&j, ']');
 	json_usage(&j, &r->usage, r->type == RC_CPU);
 	if (r->type != RC_CPU) {
 		json_open(&j, "per_kind", '[');

@@ -93,6 +93,7 @@ static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
 	[RECOUNT_A_MISSED] = { .type = NLA_U64 },
 	[RECOUNT_A_LISTENERS] = { .type = NLA_U32 },
 	[RECOUNT_A_START_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_WITHHELD] = { .type = NLA_U32 },
 };
 
 static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
@@ -213,6 +214,8 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		rec->metrics = nla_get_u32(tb[RECOUNT_A_METRICS]);
 	if (tb[RECOUNT_A_ENERGY_SOURCE])
 		rec->energy_source = nla_get_u32(tb[RECOUNT_A_ENERGY_SOURCE]);
+	if (tb[RECOUNT_A_WITHHELD])
+		rec->withheld = nla_get_u32(tb[RECOUNT_A_WITHHELD]);
 	if (tb[RECOUNT_A_USAGE]) {
 		rec->has_usage = true;
 		if (decode_usage(tb[RECOUNT_A_USAGE], &rec->usage))

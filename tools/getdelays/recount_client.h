@@ -54,6 +54,7 @@ struct rc_record {
 	bool has_pid, has_tgid, has_cpu, has_flags, has_usage, has_exited;
 	uint32_t pid, tgid, cpu, flags;
 	uint32_t metrics;		/* RECOUNT_METRIC_* */
+	uint32_t withheld;		/* RECOUNT_WITHHELD_*: not ours to read */
 	uint32_t energy_source;		/* enum recount_energy_source */
 	char comm[32];
 	struct rc_value start_time;	/* CLOCK_BOOTTIME, ns */

@@ -295,6 +295,7 @@ static void test_decode(void)
 	nla_put_u64(msg, RECOUNT_A_EXIT_TIME, 9000000000ULL);
 	nla_put_u64(msg, RECOUNT_A_MISSED, 4);
 	nla_put_u64(msg, RECOUNT_A_START_TIME, 1000000000ULL);
+	nla_put_u32(msg, RECOUNT_A_WITHHELD, RECOUNT_WITHHELD_KERNEL_PMU);
 	nla_put_string(msg, RECOUNT_A_MAX + 9, "from the future");
 
 	err = decode(msg, &rec);
@@ -315,6 +316,7 @@ static void test_decode(void)
 	check(rec.is_exit && rec.exit_code == 3 << 8 && rec.exit_time == 9000000000ULL &&
 	      rec.missed == 4 && rec.start_time.has && rec.start_time.v == 1000000000ULL,
 	      "exit details and start time");
+	check(rec.withheld == RECOUNT_WITHHELD_KERNEL_PMU, "what was withheld");
 	nlmsg_free(msg);
 
 	/* A CPU record, and a process record. */
@@ -538,6 +540,13 @@ static void print_json(FILE *f, void *arg)
 	out_json_record(f, arg, NULL, &json_opts);
 }
 
+static void print_text(FILE *f, void *arg)
+{
+	static const struct out_opts text_opts;
+
+	out_text_record(f, arg, NULL, &text_opts);
+}
+
 static void print_cpu_json(FILE *f, void *arg)
 {
 	struct rc_record r = {
@@ -606,9 +615,28 @@ static void test_json(void)
 	      "exit details");
 	free(out);
 
+	r.withheld = RECOUNT_WITHHELD_KERNEL_PMU;
+	out = capture(print_json, &r);
+	check(strstr(out, "\"withheld\":[\"kernel_pmu\"]"), "kernel counts withheld, in JSON");
+	free(out);
+	out = capture(print_text, &r);
+	check(strstr(out, "(kernel cycles and instructions: withheld,"),
+	      "kernel counts withheld, in text:\n%s", out);
+	free(out);
+	r.withheld |= RECOUNT_WITHHELD_USER_PMU;
+	out = capture(print_json, &r);
+	check(strstr(out, "\"withheld\":[\"user_pmu\",\"kernel_pmu\"]"),
+	      "all counts withheld, in JSON");
+	free(out);
+	out = capture(print_text, &r);
+	check(strstr(out, "(cycles and instructions: withheld,"),
+	      "all counts withheld, in text:\n%s", out);
+	free(out);
+
 	out = capture(print_cpu_json, NULL);
 	want = joined("{\"type\":\"cpu\",\"cpu\":2,\"kind\":\"efficiency\",\"disabled\":false,",
-		      "\"energy_source\":\"none\",\"user_time_ns\":10,\"kernel_time_ns\":20,",
+		      "\"energy_source\":\"none\",\"withheld\":[],\"user_time_ns\":10,",
+		      "\"kernel_time_ns\":20,",
 		      "\"time_ns\":30,\"user_cycles\":null,\"kernel_cycles\":null,\"cycles\":null,",
 		      "\"user_instructions\":null,\"kernel_instructions\":null,",
 		      "\"instructions\":null,\"user_cpi\":null,\"kernel_cpi\":null,\"cpi\":null,",

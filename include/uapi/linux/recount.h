@@ -125,6 +125,26 @@ enum recount_inexact {
 	RECOUNT_INEXACT_ENERGY = 4,
 };
 
+/**
+ * enum recount_withheld - What of the counts this kernel has the requester may
+ *   not read, by the rules perf_event_open() applies to the same counts; those
+ *   attributes are left out of the record's usages (and per-kind and exited
+ *   nests). Decided once per request, dump or listener registration, with the
+ *   capabilities of both the sender and the socket's opener.
+ * @RECOUNT_WITHHELD_USER_PMU: user-cycles and user-instructions: a CPU's,
+ *   where perf refuses a CPU-wide event (perf_event_paranoid above 0 without
+ *   CAP_PERFMON); anyone's, where perf refuses any event (perf_event_paranoid
+ *   above 2 without CAP_SYS_ADMIN, in kernels that give 3 that meaning).
+ * @RECOUNT_WITHHELD_KERNEL_PMU: kernel-cycles and kernel-instructions: where
+ *   perf refuses to count the kernel (perf_event_paranoid above 1 without
+ *   CAP_PERFMON), and in every case that withholds user-pmu. A security
+ *   module's perf_event_open hook may withhold both.
+ */
+enum recount_withheld {
+	RECOUNT_WITHHELD_USER_PMU = 1,
+	RECOUNT_WITHHELD_KERNEL_PMU = 2,
+};
+
 enum {
 	RECOUNT_A_USAGE_PAD = 1,
 	RECOUNT_A_USAGE_USER_TIME,
@@ -160,6 +180,7 @@ enum {
 	RECOUNT_A_RUNTIME_VERSION,
 	RECOUNT_A_RUNTIME_STRUCT,
 	RECOUNT_A_EXITED_RUNTIME,
+	RECOUNT_A_WITHHELD,
 	RECOUNT_A_SCOPE,
 	RECOUNT_A_CPUMASK,
 	RECOUNT_A_EXIT_CODE,

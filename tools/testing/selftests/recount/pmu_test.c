@@ -5,10 +5,12 @@
  * Where the kernel has PMU counters, recount's per-level counts of a thread
  * agree with perf's counts of the same thread, grow at the right level, and
  * are read whole. Where it has none, they are reported unsupported: left
- * out, never 0.
+ * out, never 0. A reader gets the counts perf would let it count, and is
+ * told what it did not get.
  */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
+#include <sys/sysinfo.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest_harness.h"
@@ -259,6 +261,179 @@ TEST_F(recount, cpi_is_never_torn)
 	worker_stop(&w);
 	/* The readers did watch the counts move. */
 	EXPECT_GT(moved, 20);
+}
+
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+static int paranoid_get(void)
+{
+	FILE *f = fopen(PARANOID, "r");
+	int v = -9;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -9;
+		fclose(f);
+	}
+	return v;
+}
+
+static int paranoid_set(int v)
+{
+	FILE *f = fopen(PARANOID, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", v) > 0;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+/* Of one record: its withheld flags, and which levels of PMU counts it has. */
+struct pmu_view {
+	__u32 withheld;
+	unsigned int has;
+};
+
+/* A reader's own thread, process, CPU 0, and a child's exit record. */
+struct pmu_views {
+	int err;
+	struct pmu_view thread, process, cpu, exit;
+};
+
+static struct pmu_view pmu_view_of(const struct rnl_record *r)
+{
+	return (struct pmu_view){ r->withheld, r->usage.has & (RNL_USER_PMU | RNL_KERNEL_PMU) };
+}
+
+/*
+ * In a child process, as nobody or as root: listen for exit records, read
+ * the child's own thread, process and CPU 0, and the exit record of a child
+ * of its own. Returns 0 with @v filled, or the step that failed.
+ */
+static int read_pmu_views(bool as_nobody, struct pmu_views *v)
+{
+	pid_t child;
+	int fds[2];
+
+	if (pipe(fds))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		struct pmu_views out = { .err = 1 };
+		struct rnl_record rec;
+		struct rnl_reply r;
+		char cpus[32];
+		struct rnl nl;
+		pid_t p;
+
+		snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+		if ((as_nobody && become_nobody()) || rnl_open(&nl) ||
+		    rnl_listen(&nl, true, cpus, &r))
+			goto out;
+		out.err = 2;
+		if (rnl_get(&nl, RECOUNT_A_PID, sys_gettid(), &r))
+			goto out;
+		out.thread = pmu_view_of(&r.rec);
+		if (rnl_get(&nl, RECOUNT_A_TGID, getpid(), &r))
+			goto out;
+		out.process = pmu_view_of(&r.rec);
+		if (rnl_get(&nl, RECOUNT_A_CPU, 0, &r))
+			goto out;
+		out.cpu = pmu_view_of(&r.rec);
+		out.err = 3;
+		p = fork();
+		if (p == 0)
+			_exit(0);
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			goto out;
+		while (rnl_next_exit(&nl, &rec, 2000) == 1) {
+			if (rec.has_pid && rec.pid == (__u32)p) {
+				out.exit = pmu_view_of(&rec);
+				out.err = 0;
+				break;
+			}
+		}
+out:
+		_exit(write(fds[1], &out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (read(fds[0], v, sizeof(*v)) != sizeof(*v))
+		v->err = 4;
+	close(fds[0]);
+	waitpid(child, NULL, 0);
+	return v->err;
+}
+
+/* What perf_event_open() would refuse this reader, as withheld flags. */
+static __u32 pmu_refused(bool pmu, bool cpu, int paranoid, bool root)
+{
+	const __u32 all = RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU;
+
+	if (!pmu || root)
+		return 0;
+	if (paranoid > 2)
+		return all;
+	if (cpu)
+		return paranoid > 0 ? all : 0;
+	return paranoid > 1 ? RECOUNT_WITHHELD_KERNEL_PMU : 0;
+}
+
+static void expect_view(struct __test_metadata *_metadata, const char *what,
+			const struct pmu_view *v, __u32 withheld, bool pmu)
+{
+	unsigned int has = 0;
+
+	if (pmu && !(withheld & RECOUNT_WITHHELD_USER_PMU))
+		has |= RNL_USER_PMU;
+	if (pmu && !(withheld & RECOUNT_WITHHELD_KERNEL_PMU))
+		has |= RNL_KERNEL_PMU;
+	EXPECT_EQ(withheld, v->withheld) TH_LOG("%s: withheld %#x, expected %#x",
+						what, v->withheld, withheld);
+	EXPECT_EQ(has, v->has) TH_LOG("%s: PMU levels %#x, expected %#x", what, v->has, has);
+}
+
+/*
+ * perf_event_paranoid decides what of the PMU's counts an unprivileged
+ * reader gets, as it decides what perf lets it count: a task's kernel-mode
+ * counts from 2, a CPU's counts from 1, everything from 3 (Debian). What is
+ * withheld is left out and flagged, in replies and in exit records; root
+ * (CAP_SYS_ADMIN) gets everything. Without a PMU nothing is withheld, as
+ * there is nothing to withhold.
+ */
+TEST_F(recount, pmu_counts_follow_perf_event_paranoid)
+{
+	bool pmu = have_pmu(&self->nl);
+	int saved = paranoid_get(), p, i;
+	struct {
+		int paranoid;
+		bool root;
+	} runs[] = { { -1, false }, { 0, false }, { 1, false }, { 2, false }, { 3, false },
+		      { 3, true } };
+	struct pmu_views v;
+
+	ASSERT_NE(-9, saved) TH_LOG("cannot read " PARANOID);
+	for (i = 0; i < (int)ARRAY_SIZE(runs); i++) {
+		p = runs[i].paranoid;
+		ASSERT_EQ(0, paranoid_set(p));
+		memset(&v, 0, sizeof(v));
+		EXPECT_EQ(0, read_pmu_views(!runs[i].root, &v))
+			TH_LOG("paranoid %d: the reader failed at step %d", p, v.err);
+		TH_LOG("paranoid %d, %s: thread %#x, process %#x, CPU %#x, exit %#x", p,
+		       runs[i].root ? "root" : "nobody", v.thread.withheld, v.process.withheld,
+		       v.cpu.withheld, v.exit.withheld);
+		expect_view(_metadata, "thread", &v.thread,
+			    pmu_refused(pmu, false, p, runs[i].root), pmu);
+		expect_view(_metadata, "process", &v.process,
+			    pmu_refused(pmu, false, p, runs[i].root), pmu);
+		expect_view(_metadata, "CPU", &v.cpu,
+			    pmu_refused(pmu, true, p, runs[i].root), pmu);
+		expect_view(_metadata, "exit record", &v.exit,
+			    pmu_refused(pmu, false, p, runs[i].root), pmu);
+	}
+	EXPECT_EQ(0, paranoid_set(saved));
 }
 
 TEST_HARNESS_MAIN

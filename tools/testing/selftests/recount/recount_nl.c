@@ -107,19 +107,19 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 			break;
 		case RECOUNT_A_USAGE_USER_CYCLES:
 			u->user_cycles = v;
-			u->has |= RNL_CYCLES;
+			u->has |= RNL_CYCLES | RNL_USER_PMU;
 			break;
 		case RECOUNT_A_USAGE_KERNEL_CYCLES:
 			u->kernel_cycles = v;
-			u->has |= RNL_CYCLES;
+			u->has |= RNL_CYCLES | RNL_KERNEL_PMU;
 			break;
 		case RECOUNT_A_USAGE_USER_INSTRUCTIONS:
 			u->user_instructions = v;
-			u->has |= RNL_INSTRUCTIONS;
+			u->has |= RNL_INSTRUCTIONS | RNL_USER_PMU;
 			break;
 		case RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS:
 			u->kernel_instructions = v;
-			u->has |= RNL_INSTRUCTIONS;
+			u->has |= RNL_INSTRUCTIONS | RNL_KERNEL_PMU;
 			break;
 		case RECOUNT_A_USAGE_ENERGY:
 			u->energy = v;
@@ -205,6 +205,7 @@ static const struct {
 	SCALAR(RECOUNT_A_MISSED, missed, NO_FLAG),
 	SCALAR(RECOUNT_A_LISTENERS, listeners, NO_FLAG),
 	SCALAR(RECOUNT_A_START_TIME, start_time, FLAG(has_start_time)),
+	SCALAR(RECOUNT_A_WITHHELD, withheld, NO_FLAG),
 };
 
 static bool parse_scalar(const struct nlattr *a, struct rnl_record *r)

@@ -26,6 +26,8 @@ enum {
 	RNL_ENERGY		= 1 << 3,
 	RNL_IDLE_ENERGY		= 1 << 4,
 	RNL_KIND		= 1 << 5,
+	RNL_USER_PMU		= 1 << 6,	/* a user-mode cycles or instructions */
+	RNL_KERNEL_PMU		= 1 << 7,	/* a kernel-mode one */
 };
 
 struct rnl_usage {
@@ -64,6 +66,7 @@ struct rnl_record {
 	__u64 exit_time, missed;
 	bool has_start_time;
 	__u64 start_time;
+	__u32 withheld;		/* 0 when absent */
 };
 
 /* A request being built. */
