@@ -38,6 +38,8 @@ BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
                  r"blocked for more than \d+ seconds|soft lockup|hard LOCKUP|"
                  r"unreferenced object|suspected memory leak|"
                  r"Call Trace:|Call trace:|"
+                 # An error message cut to NETLINK_MAX_FMTMSG_LEN, and said so.
+                 r"truncated extack:|"
                  # recount's own messages are warnings, but for these two.
                  r"\] recount: (?!performance CPUs |the raw clock is no longer sound)")
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")

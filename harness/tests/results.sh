@@ -185,6 +185,7 @@ done <<'EOF'
 [    5.000000] BUG: KCSAN: data-race in recount_account / recount_read
 [    5.000000] rcu: INFO: rcu_preempt self-detected stall on CPU
 [    5.000000] unreferenced object 0xffff888003d1c000 (size 64):
+[    5.000000] truncated extack: this user has 16 listening sockets, the most without CAP_SYS_PTRACE or CAP_NET_A
 EOF
 
 # A kernel tainted by a warning whose lines the console lost, or a run that

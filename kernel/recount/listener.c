@@ -49,6 +49,7 @@
 #include <linux/sched/signal.h>
 #include <linux/security.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
@@ -283,9 +284,9 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 
 		if (!privileged &&
 		    recount_user_listeners_count(current_uid()) >= RECOUNT_LISTENERS_PER_USER) {
-			NL_SET_ERR_MSG_FMT(info->extack,
-					   "this user has %u listening sockets, the most without CAP_SYS_PTRACE or CAP_NET_ADMIN",
-					   RECOUNT_LISTENERS_PER_USER);
+			NL_SET_ERR_MSG(info->extack,
+				       "this user has " __stringify(RECOUNT_LISTENERS_PER_USER)
+				       " listening sockets, the most without CAP_SYS_PTRACE or CAP_NET_ADMIN");
 			return -EMFILE;
 		}
 		l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
@@ -351,10 +352,12 @@ int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
 
 	guard(mutex)(&recount_listeners_mutex);
 	l = rs->listener;
+	/* One CPU: a message of a list could outgrow NETLINK_MAX_FMTMSG_LEN. */
 	if (!l || !cpumask_subset(cpus, &l->cpus)) {
 		NL_SET_ERR_MSG_ATTR_FMT(info->extack, info->attrs[RECOUNT_A_CPUMASK],
-					"this socket does not listen to CPUs %*pbl",
-					cpumask_pr_args(cpus));
+					"this socket does not listen to CPU %u",
+					l ? cpumask_nth_andnot(0, cpus, &l->cpus) :
+					    cpumask_first(cpus));
 		return -EINVAL;
 	}
 	recount_listener_unlink(l, cpus);

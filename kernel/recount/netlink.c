@@ -18,7 +18,6 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -561,9 +560,11 @@ nospace:
 /*
  * The dump of RECOUNT_CMD_GET lists tasks in the order of their pids, or
  * CPUs in theirs, and resumes from the next one: every task that lives
- * through the dump is listed once. Tasks that come and go meanwhile change
- * the generation, and the messages after such a change are flagged
- * NLM_F_DUMP_INTR.
+ * through the dump is listed once, whatever comes and goes meanwhile, and
+ * each record is read whole (as a get reads it). No message is flagged
+ * NLM_F_DUMP_INTR: there is nothing a retry would make more consistent, and
+ * clients retry on it (libmnl returns EINTR), which on a busy host would
+ * never end.
  */
 struct recount_dump_ctx {
 	bool started;
@@ -576,19 +577,6 @@ struct recount_dump_ctx {
 
 static_assert(sizeof(struct recount_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
 
-/*
- * Changes when a task is created (total_forks) or reaped (nr_threads). Both
- * are written under tasklist_lock, which a dump does not take: a stale read
- * only delays the flag to the next message.
- */
-static unsigned int recount_dump_generation(void)
-{
-	unsigned long forks = data_race(total_forks);	/* racy: see above */
-	unsigned long threads = data_race(nr_threads);	/* racy: see above */
-
-	return forks + (forks - threads) * 0x10001;
-}
-
 static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 			       struct recount_dump_ctx *ctx, struct task_struct *t,
 			       unsigned int cpu)
@@ -600,7 +588,6 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 			  &recount_nl_family, NLM_F_MULTI, RECOUNT_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	genl_dump_check_consistent(cb, hdr);
 	if (ctx->scope == RECOUNT_SCOPE_CPUS)
 		err = recount_nl_fill_cpu(skb, cpu, ctx->withheld);
 	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
@@ -709,7 +696,6 @@ int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		recount_update_current();
 	}
 
-	cb->seq = recount_dump_generation();
 	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
 		for (; ctx->next < nr_cpu_ids; ctx->next++) {
 			if (!cpu_possible(ctx->next))
@@ -746,8 +732,9 @@ static int recount_nl_parse_cpumask(struct genl_info *info, struct cpumask *cpus
 	}
 	if (!cpumask_subset(cpus, cpu_possible_mask)) {
 		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nla,
-					"CPUs %*pbl are not possible (possible CPUs: %*pbl)",
-					cpumask_pr_args(cpus), cpumask_pr_args(cpu_possible_mask));
+					"CPU %u is not possible (possible CPUs: %*pbl)",
+					cpumask_nth_andnot(0, cpus, cpu_possible_mask),
+					cpumask_pr_args(cpu_possible_mask));
 		return -EINVAL;
 	}
 	return 0;

@@ -4,7 +4,8 @@
  *
  * A dump lists, in pid order, every task the caller may read, resumes across
  * messages (each flagged NLM_F_MULTI), lists each task that lives through
- * it exactly once, and flags NLM_F_DUMP_INTR when tasks came and went.
+ * it exactly once, and never flags NLM_F_DUMP_INTR: tasks that come and go
+ * make no record inconsistent, and a client told to retry would retry forever.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -128,8 +129,9 @@ static int stable_tids(pid_t *tids, int max)
 /*
  * A dump of this process's threads, while threads come and go, ends, lists
  * every stable thread exactly once, lists nothing of other processes, and
- * flags NLM_F_DUMP_INTR on the messages after a change: always, because a
- * thread comes and goes after the first message.
+ * flags no message NLM_F_DUMP_INTR, though a thread comes and goes after the
+ * first message of every dump: clients retry a dump so flagged (libmnl
+ * returns EINTR), and on a busy host the retries would never end.
  */
 TEST_F(dump, each_stable_thread_once_while_others_come_and_go)
 {
@@ -165,7 +167,7 @@ TEST_F(dump, each_stable_thread_once_while_others_come_and_go)
 	pthread_join(churner, NULL);
 	TH_LOG("%d of 5 dumps flagged interrupted, the last listed %d records in %d reads",
 	       intr_rounds, s->records, r.nbatch);
-	EXPECT_EQ(5, intr_rounds);
+	EXPECT_EQ(0, intr_rounds);
 	free(s);
 }
 

@@ -193,10 +193,10 @@ TEST_F(recount, deregister_unregistered)
 	struct rnl_reply r;
 
 	rnl_listen(&self->nl, false, "0", &r);
-	EXPECT_ERROR(r, -EINVAL, "does not listen to CPUs 0");
+	EXPECT_ERROR(r, -EINVAL, "does not listen to CPU 0");
 	ASSERT_EQ(0, rnl_listen(&self->nl, true, "0", &r));
 	rnl_listen(&self->nl, false, "0-1", &r);
-	EXPECT_ERROR(r, -EINVAL, "does not listen to CPUs 0-1");
+	EXPECT_ERROR(r, -EINVAL, "does not listen to CPU 1");
 	EXPECT_EQ(0, rnl_listen(&self->nl, false, "0", &r));
 }
 
