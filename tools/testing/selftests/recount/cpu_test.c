@@ -71,7 +71,12 @@ TEST_F(recount, cpu_time_adds_up_to_elapsed)
 	}
 }
 
-/* A thread pinned to a CPU puts its user time on that CPU. */
+/*
+ * A thread pinned to a CPU puts its user time on that CPU. A running CPU's
+ * record is as of its last accounting point, up to a tick old, while a
+ * thread's is current: both are read once the thread has switched out (the
+ * switch charges both), before and after its work.
+ */
 TEST_F(recount, pinned_thread_charges_its_cpu)
 {
 	int cpu = get_nprocs() > 1 ? 1 : 0;
@@ -80,11 +85,11 @@ TEST_F(recount, pinned_thread_charges_its_cpu)
 	struct worker w;
 
 	ASSERT_EQ(0, worker_start(&w, work_spin_user, 400 * NSEC_PER_MSEC, cpu));
-	GET(RECOUNT_A_PID, w.tid, &ta);
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &ta));
 	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a));
 	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &tb));
 	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
-	GET(RECOUNT_A_PID, w.tid, &tb);
 	worker_stop(&w);
 
 	/* The CPU ran at least the thread's user time, in user mode. */
