@@ -22,15 +22,15 @@
  *   - A listener lives as long as its socket (the family's per-socket
  *     private data): closing the socket ends it, as deregistering does.
  *   - A listener receives only the records of tasks it could ptrace-read
- *     (PTRACE_MODE_READ_FSCREDS's credential and dumpability rules, with
- *     the credentials it registered with; security modules' ptrace hooks
- *     are not consulted), unless it registered with CAP_SYS_PTRACE or
- *     CAP_NET_ADMIN in the initial user namespace; of their PMU counts, what
- *     perf would have let it count when it registered (recount_nl_withheld()).
- *     Pids in records are those of the pid namespace it registered from;
- *     tasks that namespace cannot see are not sent. Registering needs no
- *     privilege, so it works from inside containers, in every network
- *     namespace.
+ *     (PTRACE_MODE_READ_FSCREDS, with the credentials it registered with,
+ *     security modules' ptrace hooks included: what /proc would show it),
+ *     unless it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN in the
+ *     initial user namespace, as taskstats' listeners do; of their PMU
+ *     counts, what perf would have let it count when it registered
+ *     (recount_nl_withheld()). Pids in records are those of the pid
+ *     namespace it registered from; tasks that namespace cannot see are
+ *     not sent. Registering needs no privilege, so it works from inside
+ *     containers, in every network namespace.
  *   - Every listener costs each exit on its CPUs a check, so a user (real
  *     uid) without those capabilities may have RECOUNT_LISTENERS_PER_USER
  *     listening sockets at most, and what a listener allocates is charged
@@ -44,6 +44,7 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
 #include <linux/rwsem.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
@@ -125,14 +126,21 @@ static int recount_user_listeners_add(kuid_t uid, long n)
 }
 
 /*
- * Could @l ptrace-read @t, as __ptrace_may_access() decides for
- * PTRACE_MODE_READ_FSCREDS, with @l's credentials? @t is current, exiting,
- * its mm not released yet.
+ * Could @l ptrace-read @t, as ptrace_may_access() decides for
+ * PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT, with @l's credentials?
+ * @t is current, exiting, its mm not released yet. ptrace_may_access()
+ * itself cannot answer: it lets a task read its own thread group, and here
+ * the reader is not @t. Its credential and dumpability rules are repeated
+ * here; then security_ptrace_access_check() runs with @l's credentials as
+ * the subjective ones (those the hooks take as the tracer's), @t's own
+ * as the objective ones (the tracee's): the capability rule (a reader
+ * holds every capability @t has) and the security modules (Landlock,
+ * SELinux, AppArmor, Smack...) decide as they decide for /proc.
  */
 static bool recount_listener_may_read(const struct recount_listener *l,
 				      struct task_struct *t)
 {
-	const struct cred *cred = l->cred, *tcred;
+	const struct cred *cred = l->cred, *tcred, *old;
 	struct mm_struct *mm = t->mm;
 	bool ok;
 
@@ -147,6 +155,11 @@ static bool recount_listener_may_read(const struct recount_listener *l,
 	rcu_read_unlock();
 	if (ok && mm && get_dumpable(mm) != SUID_DUMP_USER)
 		ok = !security_capable(cred, mm->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
+	if (!ok)
+		return false;
+	old = override_creds(cred);
+	ok = !security_ptrace_access_check(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
+	revert_creds(old);
 	return ok;
 }
 

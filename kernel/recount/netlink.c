@@ -13,8 +13,10 @@
 
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -565,9 +567,17 @@ nospace:
  * NLM_F_DUMP_INTR: there is nothing a retry would make more consistent, and
  * clients retry on it (libmnl returns EINTR), which on a busy host would
  * never end.
+ *
+ * After its first message, a dump goes on in whoever reads the socket,
+ * which may be another process (the socket passed on, or inherited) in
+ * another pid namespace, with other credentials. The dump pins the
+ * requester's when it starts and lists, for its whole length, what the
+ * requester could read, with the requester's pids.
  */
 struct recount_dump_ctx {
-	bool started;
+	const struct cred *cred;
+	struct pid_namespace *ns;
+	struct pid *requester;
 	u32 scope;
 	u32 tgid;
 	u32 version;
@@ -576,6 +586,11 @@ struct recount_dump_ctx {
 };
 
 static_assert(sizeof(struct recount_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
+
+static struct recount_dump_ctx *recount_dump_ctx(struct netlink_callback *cb)
+{
+	return (struct recount_dump_ctx *)cb->ctx;
+}
 
 static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 			       struct recount_dump_ctx *ctx, struct task_struct *t,
@@ -591,11 +606,9 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 	if (ctx->scope == RECOUNT_SCOPE_CPUS)
 		err = recount_nl_fill_cpu(skb, cpu, ctx->withheld);
 	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
-		err = recount_nl_fill_process(skb, t, task_active_pid_ns(current), ctx->version,
-					      ctx->withheld);
+		err = recount_nl_fill_process(skb, t, ctx->ns, ctx->version, ctx->withheld);
 	else
-		err = recount_nl_fill_thread(skb, t, task_active_pid_ns(current), ctx->version,
-					     ctx->withheld);
+		err = recount_nl_fill_thread(skb, t, ctx->ns, ctx->version, ctx->withheld);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return err;
@@ -604,43 +617,130 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
+/*
+ * May the requester read @t? Runs with the requester's credentials as
+ * current's subjective ones. A dump lists what the requester may read and
+ * skips the rest silently, as /proc does: a denial is no event to audit.
+ * ptrace_may_access() lets current read its own thread group, which is
+ * right for the requester, not for a process it passed the socket to.
+ */
+static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_struct *t)
+{
+	if (same_thread_group(t, current) && task_tgid(current) != ctx->requester)
+		return false;
+	return ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
+}
+
 static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *cb,
 				 struct recount_dump_ctx *ctx)
 {
 	enum pid_type type = ctx->scope == RECOUNT_SCOPE_PROCESSES ? PIDTYPE_TGID : PIDTYPE_PID;
-	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct pid_namespace *ns = ctx->ns;
+	const struct cred *old;
 	struct task_struct *t;
 	struct pid *pid;
 	unsigned int nr;
-	int err;
+	int err = 0;
 
+	old = override_creds(ctx->cred);
 	for (;;) {
 		rcu_read_lock();
 		pid = find_ge_pid(ctx->next, ns);
 		if (!pid) {
 			rcu_read_unlock();
-			return 0;
+			break;
 		}
 		nr = pid_nr_ns(pid, ns);
 		t = pid_task(pid, type);
 		if (t)
 			get_task_struct(t);
 		rcu_read_unlock();
-		err = 0;
-		/*
-		 * A dump lists what the caller may read and skips the rest
-		 * silently, as /proc does: a denial is no event to audit.
-		 */
 		if (t && (!ctx->tgid || task_tgid_nr_ns(t, ns) == ctx->tgid) &&
-		    ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT))
+		    recount_nl_dump_may_read(ctx, t))
 			err = recount_nl_dump_one(skb, cb, ctx, t, 0);
 		if (t)
 			put_task_struct(t);
 		if (err)
-			return err;
+			break;
 		ctx->next = nr + 1;
 		cond_resched();
 	}
+	revert_creds(old);
+	return err;
+}
+
+/**
+ * recount_nl_get_dump_start() - start a dump of RECOUNT_CMD_GET
+ * @cb: the dump's state
+ *
+ * Checks the request and pins what the whole dump is decided by: the
+ * requester's pid namespace, credentials and process, and the PMU counts
+ * it may read.
+ *
+ * Return: 0, or a negative errno with the reason in extack.
+ */
+int recount_nl_get_dump_start(struct netlink_callback *cb)
+{
+	struct recount_dump_ctx *ctx = recount_dump_ctx(cb);
+	const struct genl_info *info = genl_info_dump(cb);
+	struct nlattr *tgid = info->attrs[RECOUNT_A_TGID];
+	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
+
+	ctx->scope = info->attrs[RECOUNT_A_SCOPE] ?
+		     nla_get_u32(info->attrs[RECOUNT_A_SCOPE]) : RECOUNT_SCOPE_THREADS;
+	if (tgid && ctx->scope != RECOUNT_SCOPE_THREADS) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "tgid filters a dump of threads only");
+		return -EINVAL;
+	}
+	if (ver && ctx->scope == RECOUNT_SCOPE_CPUS) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, ver,
+				    "a CPU has no runtime: runtime-version goes with tasks");
+		return -EINVAL;
+	}
+	ctx->version = ver ? nla_get_u32(ver) : 0;
+	if (ctx->version > RECOUNT_RUNTIME_VERSION) {
+		NL_SET_ERR_MSG_ATTR_FMT(cb->extack, ver,
+					"unknown runtime version %u: this kernel knows versions 1 to %u",
+					ctx->version, RECOUNT_RUNTIME_VERSION);
+		return -EINVAL;
+	}
+	ctx->tgid = tgid ? nla_get_u32(tgid) : 0;
+	if (ctx->tgid) {
+		bool found;
+
+		rcu_read_lock();
+		found = pid_task(find_vpid(ctx->tgid), PIDTYPE_TGID);
+		rcu_read_unlock();
+		if (!found) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "no such process");
+			return -ESRCH;
+		}
+	}
+	ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
+	ctx->cred = get_current_cred();
+	ctx->ns = get_pid_ns(task_active_pid_ns(current));
+	ctx->requester = get_pid(task_tgid(current));
+	recount_update_current();
+	return 0;
+}
+
+/**
+ * recount_nl_get_dump_done() - end a dump of RECOUNT_CMD_GET
+ * @cb: the dump's state
+ *
+ * Releases what recount_nl_get_dump_start() pinned. Runs when the dump
+ * ends or its socket closes, only if the start succeeded.
+ *
+ * Return: 0.
+ */
+int recount_nl_get_dump_done(struct netlink_callback *cb)
+{
+	struct recount_dump_ctx *ctx = recount_dump_ctx(cb);
+
+	put_pid(ctx->requester);
+	put_pid_ns(ctx->ns);
+	put_cred(ctx->cred);
+	return 0;
 }
 
 /**
@@ -653,48 +753,8 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
  */
 int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct recount_dump_ctx *ctx = (struct recount_dump_ctx *)cb->ctx;
-	const struct genl_info *info = genl_info_dump(cb);
-	struct nlattr *tgid = info->attrs[RECOUNT_A_TGID];
-	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
+	struct recount_dump_ctx *ctx = recount_dump_ctx(cb);
 	int err = 0;
-
-	if (!ctx->started) {
-		ctx->scope = info->attrs[RECOUNT_A_SCOPE] ?
-			     nla_get_u32(info->attrs[RECOUNT_A_SCOPE]) : RECOUNT_SCOPE_THREADS;
-		if (tgid && ctx->scope != RECOUNT_SCOPE_THREADS) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, tgid,
-					    "tgid filters a dump of threads only");
-			return -EINVAL;
-		}
-		if (ver && ctx->scope == RECOUNT_SCOPE_CPUS) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, ver,
-					    "a CPU has no runtime: runtime-version goes with tasks");
-			return -EINVAL;
-		}
-		ctx->version = ver ? nla_get_u32(ver) : 0;
-		if (ctx->version > RECOUNT_RUNTIME_VERSION) {
-			NL_SET_ERR_MSG_ATTR_FMT(cb->extack, ver,
-						"unknown runtime version %u: this kernel knows versions 1 to %u",
-						ctx->version, RECOUNT_RUNTIME_VERSION);
-			return -EINVAL;
-		}
-		ctx->tgid = tgid ? nla_get_u32(tgid) : 0;
-		if (ctx->tgid) {
-			bool found;
-
-			rcu_read_lock();
-			found = pid_task(find_vpid(ctx->tgid), PIDTYPE_TGID);
-			rcu_read_unlock();
-			if (!found) {
-				NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "no such process");
-				return -ESRCH;
-			}
-		}
-		ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
-		ctx->started = true;
-		recount_update_current();
-	}
 
 	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
 		for (; ctx->next < nr_cpu_ids; ctx->next++) {

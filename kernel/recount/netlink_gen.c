@@ -46,7 +46,9 @@ const struct genl_split_ops recount_nl_ops[5] = {
 	},
 	{
 		.cmd		= RECOUNT_CMD_GET,
+		.start		= recount_nl_get_dump_start,
 		.dumpit		= recount_nl_get_dumpit,
+		.done		= recount_nl_get_dump_done,
 		.policy		= recount_get_dump_nl_policy,
 		.maxattr	= RECOUNT_A_SCOPE,
 		.flags		= GENL_CMD_CAP_DUMP,

@@ -14,6 +14,9 @@
 /* Ops table for recount */
 extern const struct genl_split_ops recount_nl_ops[5];
 
+int recount_nl_get_dump_start(struct netlink_callback *cb);
+int recount_nl_get_dump_done(struct netlink_callback *cb);
+
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
 int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info);

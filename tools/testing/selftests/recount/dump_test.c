@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sys/socket.h>
 #include <sys/sysinfo.h>
 
 #include "../kselftest_harness.h"
@@ -230,6 +231,166 @@ TEST_F(dump, unprivileged_dump_lists_its_own)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+#define HANDOFF_THREADS 60
+
+struct handoff {
+	__u32 requester;	/* its tgid, in its own pid namespace */
+	int records, others;
+};
+
+static void count_handoff(const struct rnl_record *rec, void *arg)
+{
+	struct handoff *h = arg;
+
+	h->records++;
+	h->others += rec->tgid != h->requester;
+}
+
+/* Send @fd and @data over the unix socket @sock. */
+static int send_fd(int sock, int fd, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int recv_fd(int sock, void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &mh, 0) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The requester: as nobody, with HANDOFF_THREADS threads, start a dump of
+ * threads and pass its socket on, unread, with its tgid and the dump's
+ * sequence number; live until told to end.
+ */
+static int start_and_hand_off(int sock)
+{
+	pthread_t th[HANDOFF_THREADS];
+	int fds[2], i;
+	__u32 msg[2];
+	struct rnl nl;
+
+	if (pipe(fds) || become_nobody())
+		return 1;
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		if (pthread_create(&th[i], NULL, block, &fds[0]))
+			return 2;
+	if (rnl_open(&nl) || rnl_dump_send(&nl, RECOUNT_SCOPE_THREADS, 0, &msg[1]))
+		return 3;
+	msg[0] = getpid();
+	if (send_fd(sock, nl.fd, msg, sizeof(msg)))
+		return 4;
+	if (read(sock, &(char){ 0 }, 1) != 1)
+		return 5;
+	close(fds[1]);
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/*
+ * After its first message, a dump goes on in whoever reads the socket. A
+ * dump that nobody starts (in a new pid namespace if @newns) and root
+ * finishes lists only what the requester could see and read, with the
+ * requester's pids: its own threads, all of them, and nothing else, though
+ * a root process was born meanwhile with a pid above them all.
+ */
+static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool newns)
+{
+	int sock[2], go[2], intr, not_multi, status, fd;
+	struct handoff h = { 0 };
+	pid_t requester, later;
+	struct rnl_reply r;
+	__u32 msg[2];
+	struct rnl nl;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sock));
+	ASSERT_EQ(0, pipe(go));
+	requester = fork();
+	ASSERT_GE(requester, 0);
+	if (requester == 0) {
+		pid_t inner;
+
+		if (!newns)
+			_exit(start_and_hand_off(sock[1]));
+		/* The first child of a new pid namespace is its pid 1. */
+		if (unshare(CLONE_NEWPID))
+			_exit(10);
+		inner = fork();
+		if (inner == 0)
+			_exit(start_and_hand_off(sock[1]));
+		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(11);
+		_exit(WEXITSTATUS(status));
+	}
+	fd = recv_fd(sock[0], msg, sizeof(msg));
+	ASSERT_GE(fd, 0);
+	h.requester = msg[0];
+	if (newns)
+		EXPECT_EQ(1, h.requester);
+	later = fork();
+	ASSERT_GE(later, 0);
+	if (later == 0)
+		_exit(read(go[0], &(char){ 0 }, 1) == 1 ? 0 : 1);
+
+	nl = *own;
+	nl.fd = fd;
+	EXPECT_EQ(0, rnl_dump_recv(&nl, msg[1], count_handoff, &h, &intr, &not_multi, &r))
+		TH_LOG("dump: %s (%s)", strerror(-r.error), r.extack);
+	/* The requester filled the first message, root the others. */
+	EXPECT_LT(1, r.nbatch);
+	EXPECT_EQ(HANDOFF_THREADS + 1, h.records);
+	EXPECT_EQ(0, h.others);
+
+	close(fd);
+	ASSERT_EQ(1, write(sock[0], "x", 1));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(later, waitpid(later, NULL, 0));
+	ASSERT_EQ(requester, waitpid(requester, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(sock[0]);
+	close(sock[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+TEST_F(dump, finished_by_another_user_lists_what_its_requester_may)
+{
+	hand_off(_metadata, &self->nl, false);
+}
+
+TEST_F(dump, finished_in_another_pid_namespace_lists_what_its_requester_may)
+{
+	hand_off(_metadata, &self->nl, true);
 }
 
 static void ignore(const struct rnl_record *rec, void *arg)

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <linux/landlock.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/sysinfo.h>
@@ -310,52 +311,189 @@ TEST_F(recount, exit_storm_loses_nothing_silently)
 	EXPECT_GT(got[1], 0);
 }
 
-/* An unprivileged listener gets its own user's records, not another's. */
-TEST_F(recount, unprivileged_listener_sees_only_its_own)
+/* Count, in @seen, the records of the @n processes @pids until none come. */
+static void count_records(struct rnl *nl, const pid_t *pids, long *seen, int n)
 {
-	int to_listener[2], from_listener[2], status;
-	pid_t listener, mine, other;
-	long seen[2];
+	struct rnl_record rec;
+	int i;
+
+	memset(seen, 0, sizeof(*seen) * n);
+	while (rnl_next_exit(nl, &rec, 500) == 1)
+		for (i = 0; i < n; i++)
+			seen[i] += rec.tgid == (__u32)pids[i];
+}
+
+/* Become nobody, keeping the capabilities permitted: a process /proc hides. */
+static int become_capable_nobody(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) || setgid(65534) ||
+	    setuid(65534) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
+	    syscall(SYS_capget, &hdr, data))
+		return -1;
+	return data[0].permitted ? 0 : -1;
+}
+
+static int stay_root(void)
+{
+	return 0;
+}
+
+/*
+ * A listener of every CPU, as nobody, counts in @seen the records of two
+ * processes that exit once it listens, each after @become[i]() succeeded.
+ */
+static void listen_as_nobody(struct __test_metadata *_metadata, int (*const become[2])(void),
+			     long seen[2])
+{
+	int to_listener[2], from_listener[2], status, i;
+	pid_t listener, pids[2];
 
 	ASSERT_EQ(0, pipe(to_listener));
 	ASSERT_EQ(0, pipe(from_listener));
 	listener = fork();
 	ASSERT_GE(listener, 0);
 	if (listener == 0) {
-		struct rnl_record rec;
 		struct rnl_reply r;
-		pid_t pids[2];
 		struct rnl nl;
 
 		if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r) ||
 		    write(from_listener[1], "r", 1) != 1 ||
 		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
 			_exit(1);
-		seen[0] = 0;
-		seen[1] = 0;
-		while (rnl_next_exit(&nl, &rec, 500) == 1) {
-			seen[0] += rec.tgid == (__u32)pids[0];
-			seen[1] += rec.tgid == (__u32)pids[1];
-		}
-		_exit(write(from_listener[1], seen, sizeof(seen)) == sizeof(seen) ? 0 : 2);
+		count_records(&nl, pids, seen, 2);
+		_exit(write(from_listener[1], seen, sizeof(long) * 2) == sizeof(long) * 2 ? 0 : 2);
 	}
 	close(from_listener[1]);
 	close(to_listener[0]);
 	ASSERT_EQ(1, read(from_listener[0], &(char){ 0 }, 1));
-	mine = fork();
-	if (mine == 0)
-		_exit(become_nobody() ? 1 : 0);
-	other = fork();
-	if (other == 0)
-		_exit(0);
-	ASSERT_EQ(mine, waitpid(mine, NULL, 0));
-	ASSERT_EQ(other, waitpid(other, NULL, 0));
-	ASSERT_EQ(sizeof(pid_t) * 2, write(to_listener[1], (pid_t[]){ mine, other },
-					   sizeof(pid_t) * 2));
-	ASSERT_EQ(sizeof(seen), read(from_listener[0], seen, sizeof(seen)));
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (pids[i] == 0)
+			_exit(become[i]() ? 1 : 0);
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_EQ(0, status) TH_LOG("process %d could not become what it should", i);
+	}
+	ASSERT_EQ(sizeof(pids), write(to_listener[1], pids, sizeof(pids)));
+	ASSERT_EQ(sizeof(long) * 2, read(from_listener[0], seen, sizeof(long) * 2));
 	ASSERT_EQ(listener, waitpid(listener, &status, 0));
+	EXPECT_EQ(0, status);
+	close(from_listener[0]);
+	close(to_listener[1]);
+}
+
+/* An unprivileged listener gets its own user's records, not another's. */
+TEST_F(recount, unprivileged_listener_sees_only_its_own)
+{
+	static int (*const become[2])(void) = { become_nobody, stay_root };
+	long seen[2];
+
+	listen_as_nobody(_metadata, become, seen);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
+}
+
+/*
+ * A listener follows the capability rule of ptrace, as /proc does: of two
+ * processes of its own user, it gets the records of the one that holds no
+ * capability and none of the one that holds capabilities it lacks.
+ */
+TEST_F(recount, listener_follows_capability_rule)
+{
+	static int (*const become[2])(void) = { become_nobody, become_capable_nobody };
+	long seen[2];
+
+	listen_as_nobody(_metadata, become, seen);
+	EXPECT_EQ(2, seen[0]);
+	EXPECT_EQ(0, seen[1]);
+}
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_restrict_self 446
+#endif
+
+/* Enter a new Landlock domain; returns 0 or -errno. */
+static int enter_landlock_domain(void)
+{
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_FIFO,
+	};
+	int fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(__NR_landlock_restrict_self, fd, 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Security modules' ptrace policy holds for every read, exit records
+ * included: a process in a Landlock domain may ptrace-read only the
+ * processes of its domain. As nobody in one, a listener gets the records of
+ * its own child and none of a process of its own user outside, which it
+ * cannot get either.
+ */
+TEST_F(recount, landlock_domain_limits_reads)
+{
+	int to_listener[2], from_listener[2], go[2], status;
+	pid_t listener, outside;
+	long res[4];
+
+	if (syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0)
+		SKIP(return, "no Landlock (CONFIG_SECURITY_LANDLOCK=n, or not in lsm=)");
+	ASSERT_EQ(0, pipe(to_listener));
+	ASSERT_EQ(0, pipe(from_listener));
+	ASSERT_EQ(0, pipe(go));
+	outside = fork();
+	ASSERT_GE(outside, 0);
+	if (outside == 0)
+		_exit(become_nobody() || read(go[0], &(char){ 0 }, 1) != 1 ? 1 : 0);
+	listener = fork();
+	ASSERT_GE(listener, 0);
+	if (listener == 0) {
+		struct rnl_reply r;
+		pid_t pids[2];
+		struct rnl nl;
+		long seen[2];
+
+		if (become_nobody() || enter_landlock_domain() || rnl_open(&nl) ||
+		    rnl_listen(&nl, true, every_cpu(), &r) ||
+		    read(to_listener[0], &pids[1], sizeof(pid_t)) != sizeof(pid_t))
+			_exit(1);
+		res[0] = rnl_get(&nl, RECOUNT_A_TGID, pids[1], &r);
+		res[1] = rnl_get(&nl, RECOUNT_A_TGID, getpid(), &r);
+		pids[0] = fork();
+		if (pids[0] == 0)
+			_exit(0);
+		if (pids[0] < 0 || waitpid(pids[0], NULL, 0) != pids[0] ||
+		    write(from_listener[1], "r", 1) != 1)
+			_exit(2);
+		count_records(&nl, pids, seen, 2);
+		res[2] = seen[0];
+		res[3] = seen[1];
+		_exit(write(from_listener[1], res, sizeof(res)) == sizeof(res) ? 0 : 3);
+	}
+	close(from_listener[1]);
+	close(to_listener[0]);
+	ASSERT_EQ(sizeof(pid_t), write(to_listener[1], &outside, sizeof(pid_t)));
+	ASSERT_EQ(1, read(from_listener[0], &(char){ 0 }, 1));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(outside, waitpid(outside, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(sizeof(res), read(from_listener[0], res, sizeof(res)));
+	ASSERT_EQ(listener, waitpid(listener, &status, 0));
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(-EACCES, res[0]);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(2, res[2]);
+	EXPECT_EQ(0, res[3]);
 }
 
 /*

@@ -401,26 +401,31 @@ int rnl_next_exit(struct rnl *nl, struct rnl_record *rec, int timeout_ms)
 	}
 }
 
-int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
-	     void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
-	     int *intr, int *not_multi, struct rnl_reply *reply)
+int rnl_dump_send(struct rnl *nl, int scope, __u32 tgid, __u32 *seq)
 {
 	struct rnl_msg m;
-	__u32 seq;
+
+	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, NLM_F_DUMP);
+	if (scope >= 0)
+		rnl_put_u32(&m, RECOUNT_A_SCOPE, scope);
+	if (tgid)
+		rnl_put_u32(&m, RECOUNT_A_TGID, tgid);
+	*seq = ((struct nlmsghdr *)m.buf)->nlmsg_seq;
+	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
+		return -errno;
+	return 0;
+}
+
+int rnl_dump_recv(struct rnl *nl, __u32 seq,
+		  void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
+		  int *intr, int *not_multi, struct rnl_reply *reply)
+{
 	__u64 msgs[4096];
 	char *buf = (char *)msgs;
 
 	memset(reply, 0, sizeof(*reply));
 	*intr = 0;
 	*not_multi = 0;
-	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, NLM_F_DUMP);
-	if (scope >= 0)
-		rnl_put_u32(&m, RECOUNT_A_SCOPE, scope);
-	if (tgid)
-		rnl_put_u32(&m, RECOUNT_A_TGID, tgid);
-	seq = ((struct nlmsghdr *)m.buf)->nlmsg_seq;
-	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
-		return reply->error = -errno;
 	for (;;) {
 		struct nlmsghdr *nlh;
 		ssize_t n = recv(nl->fd, buf, sizeof(msgs), 0);
@@ -451,6 +456,22 @@ int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
 			fn(&reply->rec, arg);
 		}
 	}
+}
+
+int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
+	     void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
+	     int *intr, int *not_multi, struct rnl_reply *reply)
+{
+	__u32 seq;
+	int err = rnl_dump_send(nl, scope, tgid, &seq);
+
+	if (err) {
+		memset(reply, 0, sizeof(*reply));
+		*intr = 0;
+		*not_multi = 0;
+		return reply->error = err;
+	}
+	return rnl_dump_recv(nl, seq, fn, arg, intr, not_multi, reply);
 }
 
 int rnl_get_info(struct rnl *nl, struct rnl_reply *reply)

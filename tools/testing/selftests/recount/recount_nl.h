@@ -130,6 +130,16 @@ int rnl_dump(struct rnl *nl, int scope, __u32 tgid,
 	     void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
 	     int *intr, int *not_multi, struct rnl_reply *reply);
 
+/*
+ * The two halves of rnl_dump(), for a dump that another process finishes:
+ * send the request (its sequence number in *@seq), and read the dump up to
+ * its end. Each returns 0 or a negative errno.
+ */
+int rnl_dump_send(struct rnl *nl, int scope, __u32 tgid, __u32 *seq);
+int rnl_dump_recv(struct rnl *nl, __u32 seq,
+		  void (*fn)(const struct rnl_record *rec, void *arg), void *arg,
+		  int *intr, int *not_multi, struct rnl_reply *reply);
+
 /* RECOUNT_CMD_GET with a runtime-version. */
 int rnl_get_runtime(struct rnl *nl, int sel, __u32 id, __u32 version,
 		    struct rnl_reply *reply);
