@@ -130,12 +130,15 @@ static int recount_user_listeners_add(kuid_t uid, long n)
  * PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT, with @l's credentials?
  * @t is current, exiting, its mm not released yet. ptrace_may_access()
  * itself cannot answer: it lets a task read its own thread group, and here
- * the reader is not @t. Its credential and dumpability rules are repeated
+ * the reader is not @t. Its credential and dumpability rules (as
+ * __ptrace_may_access() and task_still_dumpable() have them) are repeated
  * here; then security_ptrace_access_check() runs with @l's credentials as
  * the subjective ones (those the hooks take as the tracer's), @t's own
  * as the objective ones (the tracee's): the capability rule (a reader
- * holds every capability @t has) and the security modules (Landlock,
- * SELinux, AppArmor, Smack...) decide as they decide for /proc.
+ * holds every capability @t has) and the security modules that judge the
+ * tracer by current's subjective credentials (SELinux, AppArmor, Landlock)
+ * decide as they decide for /proc. Smack judges the tracer by current's
+ * real credentials, @t's here, so it restricts no listener.
  */
 static bool recount_listener_may_read(const struct recount_listener *l,
 				      struct task_struct *t)
@@ -153,8 +156,9 @@ static bool recount_listener_may_read(const struct recount_listener *l,
 	      gid_eq(cred->fsgid, tcred->sgid) && gid_eq(cred->fsgid, tcred->gid)) ||
 	     !security_capable(cred, tcred->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
 	rcu_read_unlock();
-	if (ok && mm && get_dumpable(mm) != SUID_DUMP_USER)
-		ok = !security_capable(cred, mm->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
+	if (ok && (mm ? get_dumpable(mm) != SUID_DUMP_USER : !t->user_dumpable))
+		ok = !security_capable(cred, mm ? mm->user_ns : &init_user_ns, CAP_SYS_PTRACE,
+				       CAP_OPT_NOAUDIT);
 	if (!ok)
 		return false;
 	old = override_creds(cred);

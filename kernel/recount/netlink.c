@@ -8,7 +8,9 @@
  * pids are those of the caller's pid namespace, and the caller's credentials
  * decide what it may read: a thread or process it could ptrace-read
  * (PTRACE_MODE_READ_FSCREDS), and any CPU; of their PMU counts, what perf
- * would let it count (recount_nl_withheld()).
+ * would let it count (recount_nl_withheld()). A dump goes on in whoever
+ * reads its socket: it keeps the requester's namespace and credentials
+ * (struct recount_dump_ctx).
  */
 
 #include <linux/capability.h>
@@ -22,6 +24,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <net/genetlink.h>
 
 #include "internal.h"
@@ -573,13 +576,24 @@ nospace:
  * another pid namespace, with other credentials. The dump pins the
  * requester's when it starts and lists, for its whole length, what the
  * requester could read, with the requester's pids.
+ *
+ * A dump of one process's threads walks no other task: it takes the ids of
+ * the process's threads when it starts, in order, and lists those of them
+ * that are still threads of the process. That costs 4 bytes per thread,
+ * charged to the requester, until the dump ends.
  */
+struct recount_dump_tids {
+	struct pid *group;
+	u32 nr;
+	u32 tid[] __counted_by(nr);
+};
+
 struct recount_dump_ctx {
 	const struct cred *cred;
 	struct pid_namespace *ns;
 	struct pid *requester;
+	struct recount_dump_tids *tids;
 	u32 scope;
-	u32 tgid;
 	u32 version;
 	u32 withheld;
 	unsigned int next;
@@ -620,15 +634,56 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 /*
  * May the requester read @t? Runs with the requester's credentials as
  * current's subjective ones. A dump lists what the requester may read and
- * skips the rest silently, as /proc does: a denial is no event to audit.
- * ptrace_may_access() lets current read its own thread group, which is
- * right for the requester, not for a process it passed the socket to.
+ * skips the rest silently, as /proc does (PTRACE_MODE_NOAUDIT; a security
+ * module that audits its ptrace denials whatever the mode, as SELinux does,
+ * logs them as it does for /proc). The requester reads its own threads,
+ * whoever reads the dump; ptrace_may_access() would let current read its
+ * own thread group, which is right for the requester, not for a process
+ * it passed the socket to.
  */
 static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_struct *t)
 {
-	if (same_thread_group(t, current) && task_tgid(current) != ctx->requester)
+	if (task_tgid(t) == ctx->requester)
+		return true;
+	if (same_thread_group(t, current))
 		return false;
 	return ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
+}
+
+static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
+				    struct recount_dump_ctx *ctx, struct task_struct *t)
+{
+	int err = 0;
+
+	if (recount_nl_dump_may_read(ctx, t))
+		err = recount_nl_dump_one(skb, cb, ctx, t, 0);
+	put_task_struct(t);
+	return err;
+}
+
+/* The threads of the process a dump is filtered by, taken at its start. */
+static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callback *cb,
+				      struct recount_dump_ctx *ctx)
+{
+	struct recount_dump_tids *tids = ctx->tids;
+	struct task_struct *t;
+	int err = 0;
+
+	for (; ctx->next < tids->nr; ctx->next++) {
+		rcu_read_lock();
+		t = find_task_by_pid_ns(tids->tid[ctx->next], ctx->ns);
+		if (t && task_tgid(t) == tids->group)
+			get_task_struct(t);
+		else
+			t = NULL;
+		rcu_read_unlock();
+		if (t)
+			err = recount_nl_dump_one_task(skb, cb, ctx, t);
+		if (err)
+			break;
+		cond_resched();
+	}
+	return err;
 }
 
 static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *cb,
@@ -643,6 +698,11 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 	int err = 0;
 
 	old = override_creds(ctx->cred);
+	if (ctx->tids) {
+		err = recount_nl_dump_threads_of(skb, cb, ctx);
+		revert_creds(old);
+		return err;
+	}
 	for (;;) {
 		rcu_read_lock();
 		pid = find_ge_pid(ctx->next, ns);
@@ -655,11 +715,8 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 		if (t)
 			get_task_struct(t);
 		rcu_read_unlock();
-		if (t && (!ctx->tgid || task_tgid_nr_ns(t, ns) == ctx->tgid) &&
-		    recount_nl_dump_may_read(ctx, t))
-			err = recount_nl_dump_one(skb, cb, ctx, t, 0);
 		if (t)
-			put_task_struct(t);
+			err = recount_nl_dump_one_task(skb, cb, ctx, t);
 		if (err)
 			break;
 		ctx->next = nr + 1;
@@ -669,13 +726,82 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 	return err;
 }
 
+static int recount_nl_cmp_tid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The ids of @tgid's threads in current's pid namespace, in order, and its
+ * pid, pinned. The process may gain threads between the count and the
+ * walk: then try again with room for twice as many, which ends, as
+ * threads-max bounds them.
+ */
+static struct recount_dump_tids *recount_nl_tids_of(u32 tgid)
+{
+	struct recount_dump_tids *tids;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct task_struct *leader, *t;
+	unsigned int room = 0, n, i, k;
+	bool full;
+
+	for (;;) {
+		rcu_read_lock();
+		leader = pid_task(find_pid_ns(tgid, ns), PIDTYPE_TGID);
+		n = leader ? get_nr_threads(leader) : 0;
+		rcu_read_unlock();
+		if (!leader)
+			return ERR_PTR(-ESRCH);
+		room = max(n + n / 8 + 8, 2 * room);
+		tids = kvmalloc(struct_size(tids, tid, room), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!tids)
+			return ERR_PTR(-ENOMEM);
+		tids->group = NULL;
+		tids->nr = room;
+		n = 0;
+		full = false;
+		rcu_read_lock();
+		leader = pid_task(find_pid_ns(tgid, ns), PIDTYPE_TGID);
+		if (leader) {
+			for_each_thread(leader, t) {
+				if (n == room) {
+					full = true;
+					break;
+				}
+				tids->tid[n] = task_pid_nr_ns(t, ns);
+				/* 0: the thread is being released. */
+				n += tids->tid[n] != 0;
+			}
+			if (!full)
+				tids->group = get_pid(task_tgid(leader));
+		}
+		rcu_read_unlock();
+		if (!leader || !full)
+			break;
+		kvfree(tids);
+	}
+	if (!leader) {
+		kvfree(tids);
+		return ERR_PTR(-ESRCH);
+	}
+	sort(tids->tid, n, sizeof(tids->tid[0]), recount_nl_cmp_tid, NULL);
+	/* de_thread() swaps two threads' ids: the walk may have seen one twice. */
+	for (i = 1, k = n ? 1 : 0; i < n; i++)
+		if (tids->tid[i] != tids->tid[k - 1])
+			tids->tid[k++] = tids->tid[i];
+	tids->nr = k;
+	return tids;
+}
+
 /**
  * recount_nl_get_dump_start() - start a dump of RECOUNT_CMD_GET
  * @cb: the dump's state
  *
  * Checks the request and pins what the whole dump is decided by: the
- * requester's pid namespace, credentials and process, and the PMU counts
- * it may read.
+ * requester's pid namespace, credentials and process, the PMU counts it
+ * may read and, for a dump of one process's threads, their ids.
  *
  * Return: 0, or a negative errno with the reason in extack.
  */
@@ -704,17 +830,17 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 					ctx->version, RECOUNT_RUNTIME_VERSION);
 		return -EINVAL;
 	}
-	ctx->tgid = tgid ? nla_get_u32(tgid) : 0;
-	if (ctx->tgid) {
-		bool found;
+	if (tgid) {
+		struct recount_dump_tids *tids = recount_nl_tids_of(nla_get_u32(tgid));
 
-		rcu_read_lock();
-		found = pid_task(find_vpid(ctx->tgid), PIDTYPE_TGID);
-		rcu_read_unlock();
-		if (!found) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "no such process");
-			return -ESRCH;
+		if (IS_ERR(tids)) {
+			if (PTR_ERR(tids) == -ESRCH)
+				NL_SET_ERR_MSG_ATTR(cb->extack, tgid, "no such process");
+			else
+				NL_SET_ERR_MSG(cb->extack, "no memory for the ids of its threads");
+			return PTR_ERR(tids);
 		}
+		ctx->tids = tids;
 	}
 	ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
 	ctx->cred = get_current_cred();
@@ -737,6 +863,10 @@ int recount_nl_get_dump_done(struct netlink_callback *cb)
 {
 	struct recount_dump_ctx *ctx = recount_dump_ctx(cb);
 
+	if (ctx->tids) {
+		put_pid(ctx->tids->group);
+		kvfree(ctx->tids);
+	}
 	put_pid(ctx->requester);
 	put_pid_ns(ctx->ns);
 	put_cred(ctx->cred);
@@ -758,7 +888,8 @@ int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
 		for (; ctx->next < nr_cpu_ids; ctx->next++) {
-			if (!cpu_possible(ctx->next))
+			/* As a get: a CPU that is not present has no record. */
+			if (!cpu_present(ctx->next))
 				continue;
 			err = recount_nl_dump_one(skb, cb, ctx, NULL, ctx->next);
 			if (err)

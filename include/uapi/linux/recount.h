@@ -106,7 +106,7 @@ struct recount_task_runtime {
  * @RECOUNT_SCOPE_THREADS: Every thread the caller may read (only those of
  *   tgid, if given).
  * @RECOUNT_SCOPE_PROCESSES: Every process the caller may read.
- * @RECOUNT_SCOPE_CPUS: Every possible CPU.
+ * @RECOUNT_SCOPE_CPUS: Every present CPU, online or not.
  */
 enum recount_scope {
 	RECOUNT_SCOPE_THREADS,

@@ -92,9 +92,13 @@ TEST_F(recount, pinned_thread_charges_its_cpu)
 	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
 	worker_stop(&w);
 
-	/* The CPU ran at least the thread's user time, in user mode. */
+	/*
+	 * The CPU ran at least the thread's user time, in user mode, and that
+	 * is a good part of the 400 ms spin (of wall time: interrupts and
+	 * kernel threads take their share, a large one on a debug kernel).
+	 */
 	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, tb.usage.user - ta.usage.user);
-	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, 400 * NSEC_PER_MSEC * 9 / 10);
+	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, 400 * NSEC_PER_MSEC / 2);
 }
 
 TEST_HARNESS_MAIN

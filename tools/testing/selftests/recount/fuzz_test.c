@@ -11,9 +11,11 @@
  * extended ACK message for the errors recount itself returns) or a
  * well-formed record. Meanwhile other threads register and deregister
  * listeners on random cpumasks and close them, sockets are closed under
- * dumps, processes fork and exit so exit records flow, and an unprivileged
- * process fuzzes too. The kernel must survive it all with a clean log (the
- * harness checks it), and answer a plain request at the end.
+ * dumps, processes fork and exit so exit records flow, and two unprivileged
+ * processes fuzz too: one as nobody, one as root of a new user namespace
+ * (user 65533 outside) and init of a new pid namespace. Neither may get a
+ * record of any process but its own. The kernel must survive it all with a
+ * clean log (the harness checks it), and answer a plain request at the end.
  *
  * RECOUNT_FUZZ_SEED=<n> repeats a run's messages (each thread draws from its
  * own stream of the seed; the interleaving of threads is the scheduler's);
@@ -21,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -35,6 +38,7 @@
 
 #define FUZZERS		3	/* privileged fuzzing threads */
 #define DEFAULT_ITERS	200000	/* requests in all, a fifth unprivileged */
+#define UNPRIVILEGED	2	/* processes: nobody, and root of a user namespace */
 #define SEQS		4096	/* requests remembered (a power of two) */
 
 static unsigned long long seed;
@@ -63,6 +67,7 @@ struct stats {
 	unsigned long sent, acks, errors, records, dumps, enobufs, reopened;
 	unsigned long by_errno[160];
 	bool to_family[SEQS];	/* by sequence number: sent to recount? */
+	__u32 own_tgid;		/* unprivileged: the only process it may read */
 	char failure[512];	/* the first malformed reply, if any */
 };
 
@@ -160,6 +165,24 @@ static bool ack_tlvs(const char *p, int len, bool *has_msg)
 	return len == 0;
 }
 
+/* The tgid a record names, at its top level; false if it names none. */
+static bool record_tgid(const char *p, int len, __u32 *tgid)
+{
+	const struct nlattr *a;
+
+	for (; len >= NLA_HDRLEN; p += NLA_ALIGN(a->nla_len), len -= NLA_ALIGN(a->nla_len)) {
+		a = (const struct nlattr *)p;
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > len)
+			return false;
+		if ((a->nla_type & NLA_TYPE_MASK) == RECOUNT_A_TGID &&
+		    a->nla_len == NLA_HDRLEN + sizeof(*tgid)) {
+			memcpy(tgid, p + NLA_HDRLEN, sizeof(*tgid));
+			return true;
+		}
+	}
+	return false;
+}
+
 struct pending {
 	__u32 seq, probe;	/* the request's, and its probe's */
 	bool to_family;		/* the request had the family's type and a genl header */
@@ -171,6 +194,7 @@ static void check_msg(struct stats *st, const struct nlmsghdr *nlh, struct pendi
 {
 	int len = nlh->nlmsg_len, err;
 	char why[128];
+	__u32 tgid;
 	bool msg;
 
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -256,6 +280,10 @@ static void check_msg(struct stats *st, const struct nlmsghdr *nlh, struct pendi
 		      len - NLMSG_HDRLEN - GENL_HDRLEN, 0, 0, why, sizeof(why)))
 		return fail(st, "malformed record: %s", why);
 	st->records++;
+	if (st->own_tgid && record_tgid((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN,
+					len - NLMSG_HDRLEN - GENL_HDRLEN, &tgid) &&
+	    tgid != st->own_tgid)
+		return fail(st, "record of process %u, not of its own (%u)", tgid, st->own_tgid);
 	if (nlh->nlmsg_seq == pd->seq && (nlh->nlmsg_flags & NLM_F_MULTI))
 		pd->dump_open = true;
 }
@@ -730,31 +758,71 @@ static unsigned long iterations(void)
 	return env ? strtoul(env, NULL, 0) : DEFAULT_ITERS;
 }
 
+/*
+ * Fuzz as nobody; in namespaces, as root of a new user namespace and init of
+ * a new pid namespace, made by another user (each may read the other's
+ * processes if they were the same user). Every record must be of the fuzzing
+ * process itself: it may read nothing else.
+ */
+static void fuzz_unprivileged(struct stats *st, int stream, unsigned long iters,
+			      bool in_namespaces)
+{
+	uid_t id = in_namespaces ? 65533 : 65534;
+	char map[32];
+	pid_t init;
+	int status;
+
+	if (become_user(id)) {
+		fail(st, "cannot become user %u: %s", id, strerror(errno));
+		_exit(1);
+	}
+	snprintf(map, sizeof(map), "0 %u 1", id);
+	if (in_namespaces) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWPID) ||
+		    write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/uid_map", map) ||
+		    write_file("/proc/self/gid_map", map)) {
+			fail(st, "cannot make the namespaces: %s", strerror(errno));
+			_exit(1);
+		}
+		init = fork();
+		if (init < 0) {
+			fail(st, "cannot fork in the new pid namespace: %s", strerror(errno));
+			_exit(1);
+		}
+		if (init > 0)
+			_exit(waitpid(init, &status, 0) == init && WIFEXITED(status) ?
+			      WEXITSTATUS(status) : 1);
+	}
+	st->own_tgid = getpid();
+	fuzz(st, stream, iters);
+	_exit(0);
+}
+
 /* Seconds on a normal kernel, about ten minutes on a debug one under TCG. */
 TEST_F_TIMEOUT(fuzz, random_and_mutated_requests, 1500)
 {
-	unsigned long iters = iterations(), unpriv = iters / 5;
+	unsigned long iters = iterations(), unpriv = iters / 5 / UNPRIVILEGED;
+	static const char *const unprivileged[UNPRIVILEGED] = {
+		"nobody", "root of a user and pid namespace (user 65533 outside)",
+	};
+	pid_t child[UNPRIVILEGED];
 	pthread_t storm, closer, forker;
 	struct stats *child_st;
 	struct fuzzer f[FUZZERS];
 	struct rnl_reply r;
 	int i, status;
-	pid_t child;
 
-	/* The unprivileged share, in a process of its own. */
-	child_st = mmap(NULL, sizeof(*child_st), PROT_READ | PROT_WRITE,
+	/* The unprivileged shares, each in a process of its own. */
+	child_st = mmap(NULL, UNPRIVILEGED * sizeof(*child_st), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, child_st);
-	memset(child_st, 0, sizeof(*child_st));
-	child = fork();
-	ASSERT_GE(child, 0);
-	if (child == 0) {
-		if (become_nobody()) {
-			fail(child_st, "cannot become nobody: %s", strerror(errno));
-			_exit(1);
-		}
-		fuzz(child_st, FUZZERS, unpriv);
-		_exit(0);
+	memset(child_st, 0, UNPRIVILEGED * sizeof(*child_st));
+	for (i = 0; i < UNPRIVILEGED; i++) {
+		child[i] = fork();
+		ASSERT_GE(child[i], 0);
+		if (child[i] == 0)
+			fuzz_unprivileged(&child_st[i], FUZZERS + i, unpriv, i == 1);
 	}
 
 	ASSERT_EQ(0, pthread_create(&storm, NULL, storm_main, NULL));
@@ -763,12 +831,16 @@ TEST_F_TIMEOUT(fuzz, random_and_mutated_requests, 1500)
 	for (i = 0; i < FUZZERS; i++) {
 		memset(&f[i], 0, sizeof(f[i]));
 		f[i].stream = i;
-		f[i].iters = (iters - unpriv) / FUZZERS;
+		f[i].iters = (iters - UNPRIVILEGED * unpriv) / FUZZERS;
 		ASSERT_EQ(0, pthread_create(&f[i].thread, NULL, fuzzer_main, &f[i]));
 	}
 	for (i = 0; i < FUZZERS; i++)
 		pthread_join(f[i].thread, NULL);
-	ASSERT_EQ(child, waitpid(child, &status, 0));
+	for (i = 0; i < UNPRIVILEGED; i++) {
+		ASSERT_EQ(child[i], waitpid(child[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("%s: status %#x", unprivileged[i], status);
+	}
 	atomic_store(&stop, 1);
 	pthread_join(storm, NULL);
 	pthread_join(closer, NULL);
@@ -784,11 +856,12 @@ TEST_F_TIMEOUT(fuzz, random_and_mutated_requests, 1500)
 		EXPECT_STREQ("", f[i].st.failure);
 		EXPECT_EQ(f[i].iters, f[i].st.sent);
 	}
-	report(_metadata, "unprivileged", child_st);
-	EXPECT_STREQ("", child_st->failure);
-	EXPECT_EQ(unpriv, child_st->sent);
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	munmap(child_st, sizeof(*child_st));
+	for (i = 0; i < UNPRIVILEGED; i++) {
+		report(_metadata, unprivileged[i], &child_st[i]);
+		EXPECT_STREQ("", child_st[i].failure);
+		EXPECT_EQ(unpriv, child_st[i].sent);
+	}
+	munmap(child_st, UNPRIVILEGED * sizeof(*child_st));
 
 	/* The kernel still answers a plain request, with sane values. */
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, gettid(), &r)) TH_LOG("%s", r.extack);

@@ -89,12 +89,15 @@ TEST_F(recount, pinned_thread_stays_on_its_kind)
 		AT_REST(w.tid, &b);
 		worker_stop(&w);
 
-		/* Its own kind moved... */
+		/*
+		 * Its own kind moved, by a good part of the 100 ms spin (of
+		 * wall time: interrupts and other tasks take their share)...
+		 */
 		ua = kind_of(&a, kind);
 		ub = kind_of(&b, kind);
 		ASSERT_NE(NULL, ua);
 		ASSERT_NE(NULL, ub);
-		EXPECT_GE(ub->user - ua->user, 90 * NSEC_PER_MSEC);
+		EXPECT_GE(ub->user - ua->user, 50 * NSEC_PER_MSEC);
 		EXPECT_GT(ub->kernel, ua->kernel);
 		/* ...the other did not, in any metric. */
 		ua = kind_of(&a, !kind);
@@ -142,8 +145,15 @@ TEST_F(recount, kinds_add_up_and_threads_stay_within_process)
 
 	ASSERT_EQ(2, thread.nr_kinds);
 	ASSERT_EQ(2, process.nr_kinds);
+	/*
+	 * The spins last 60 ms of wall time each; interrupts and other tasks
+	 * take their share of it (a lot of it on a debug kernel under TCG),
+	 * so ask only that each kind got a good part of it.
+	 */
 	for (k = 0; k < 2; k++)
-		EXPECT_GE(thread.per_kind[k].user, 50 * NSEC_PER_MSEC);
+		EXPECT_GE(thread.per_kind[k].user, 30 * NSEC_PER_MSEC)
+			TH_LOG("kind %d: user %llu ns, kernel %llu ns", k,
+			       thread.per_kind[k].user, thread.per_kind[k].kernel);
 	EXPECT_HOLDS(rnl_kinds_differ(&thread));
 	EXPECT_HOLDS(rnl_kinds_differ(&process));
 	EXPECT_HOLDS(rnl_usage_exceeds(&thread.usage, &process.usage));

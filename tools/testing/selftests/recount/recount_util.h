@@ -89,16 +89,22 @@ static inline pid_t sys_gettid(void)
 }
 
 /*
- * Become nobody (uid and gid 65534, no capabilities), as a user who logged
+ * Become user @id (uid and gid @id, no capabilities), as a user who logged
  * in would be. Dropping root's credentials makes the process undumpable,
  * which a process its user started is not: restore that, or only privileged
  * callers could read it. Returns 0, or -1 with errno set.
  */
-static inline int become_nobody(void)
+static inline int become_user(uid_t id)
 {
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+	if (setgroups(0, NULL) || setgid(id) || setuid(id))
 		return -1;
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/* Become nobody, uid and gid 65534. */
+static inline int become_nobody(void)
+{
+	return become_user(65534);
 }
 
 /* Read kernel.recount; -1 if it does not exist. */

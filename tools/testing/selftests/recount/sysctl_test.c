@@ -126,7 +126,8 @@ TEST_F(recount, tasks_from_before_enabling_are_accounted)
 	ASSERT_EQ(0, worker_run(&w));
 	GET(RECOUNT_A_PID, w.tid, &b);
 	worker_stop(&w);
-	EXPECT_GE(b.usage.user, 180 * NSEC_PER_MSEC);
+	/* A good part of the 200 ms spin of wall time. */
+	EXPECT_GE(b.usage.user, 100 * NSEC_PER_MSEC);
 }
 
 /* Only CAP_SYS_ADMIN may switch recount: drop it and try. */
