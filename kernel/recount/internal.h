@@ -412,7 +412,7 @@ struct recount_sock {
 };
 
 void recount_listeners_init(void);
-/* Listening sockets a user without CAP_SYS_PTRACE or CAP_NET_ADMIN may have. */
+/* user.max_recount_listeners in the initial user namespace. */
 #define RECOUNT_LISTENERS_PER_USER	16
 int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 			      struct genl_info *info, const struct cpumask *cpus);

@@ -32,10 +32,13 @@
  *     not sent. Registering needs no privilege, so it works from inside
  *     containers, in every network namespace.
  *   - Every listener costs each exit on its CPUs a check, so a user (real
- *     uid) without those capabilities may have RECOUNT_LISTENERS_PER_USER
- *     listening sockets at most, and what a listener allocates is charged
- *     to its memory cgroup. The xarray that counts them is shared, so it is
- *     not charged to anyone's.
+ *     uid) without those capabilities may have user.max_recount_listeners
+ *     listening sockets at most (RECOUNT_LISTENERS_PER_USER, 16, in the
+ *     initial user namespace), counted as inotify's instances are: a ucount
+ *     charged in the user's namespace and, in every namespace above, to the
+ *     user that created the one below, so that mapping several uids into a
+ *     namespace gets no more listeners. What a listener allocates is
+ *     charged to its memory cgroup.
  */
 
 #include <linux/cpumask.h>
@@ -50,9 +53,8 @@
 #include <linux/sched/signal.h>
 #include <linux/security.h>
 #include <linux/slab.h>
-#include <linux/stringify.h>
 #include <linux/timekeeping.h>
-#include <linux/xarray.h>
+#include <linux/user_namespace.h>
 #include <net/genetlink.h>
 
 #include "internal.h"
@@ -64,6 +66,7 @@
  * @cred: the credentials the socket registered with
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
+ * @ucounts: the user's count it is charged to, if not privileged
  * @withheld: what of the PMU's counts it may not read, as it registered
  * @cpus: the CPUs it listens to, under recount_listeners_mutex
  * @missed: records dropped since the last one it received
@@ -74,6 +77,7 @@ struct recount_listener {
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	bool privileged;
+	struct ucounts *ucounts;
 	u32 withheld;
 	struct cpumask cpus;
 	atomic_long_t missed;
@@ -97,33 +101,6 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 static DEFINE_MUTEX(recount_listeners_mutex);
 static unsigned int recount_nr_listeners;
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
-
-/*
- * The listening sockets of each user (real uid) without CAP_SYS_PTRACE or
- * CAP_NET_ADMIN, as xarray values, under recount_listeners_mutex.
- */
-static DEFINE_XARRAY(recount_user_listeners);
-
-static unsigned long recount_user_listeners_count(kuid_t uid)
-{
-	void *entry = xa_load(&recount_user_listeners, __kuid_val(uid));
-
-	return entry ? xa_to_value(entry) : 0;
-}
-
-/* Add @n to @uid's listeners. Returns 0, or -ENOMEM if @n > 0. */
-static int recount_user_listeners_add(kuid_t uid, long n)
-{
-	unsigned long count = recount_user_listeners_count(uid) + n;
-
-	lockdep_assert_held(&recount_listeners_mutex);
-	if (!count) {
-		xa_erase(&recount_user_listeners, __kuid_val(uid));
-		return 0;
-	}
-	return xa_err(xa_store(&recount_user_listeners, __kuid_val(uid),
-			       xa_mk_value(count), GFP_KERNEL));
-}
 
 /*
  * Could @l ptrace-read @t, as ptrace_may_access() decides for
@@ -260,8 +237,8 @@ static void recount_listener_unlink(struct recount_listener *l, const struct cpu
 
 static void recount_listener_free(struct recount_listener *l)
 {
-	if (!l->privileged)
-		recount_user_listeners_add(l->cred->uid, -1);
+	if (l->ucounts)
+		dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
 	kfree(l);
@@ -279,7 +256,7 @@ static void recount_listener_free(struct recount_listener *l)
  * A socket that did not listen yet becomes a listener with the sender's
  * credentials and pid namespace; it is privileged if the sender and the
  * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (netlink_capable()),
- * else it counts against the sender's RECOUNT_LISTENERS_PER_USER. What of
+ * else it counts against the sender's user.max_recount_listeners. What of
  * the PMU's counts its records carry is decided then, as for a request.
  *
  * Return: 0, -EMFILE if the sender's user has as many listening sockets as
@@ -298,17 +275,24 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	if (!l) {
 		bool privileged = netlink_capable(skb, CAP_SYS_PTRACE) ||
 				  netlink_capable(skb, CAP_NET_ADMIN);
+		struct ucounts *ucounts = NULL;
 
-		if (!privileged &&
-		    recount_user_listeners_count(current_uid()) >= RECOUNT_LISTENERS_PER_USER) {
-			NL_SET_ERR_MSG(info->extack,
-				       "this user has " __stringify(RECOUNT_LISTENERS_PER_USER)
-				       " listening sockets, the most without CAP_SYS_PTRACE or CAP_NET_ADMIN");
-			return -EMFILE;
+		if (!privileged) {
+			ucounts = inc_ucount(current_user_ns(), current_uid(),
+					     UCOUNT_RECOUNT_LISTENERS);
+			if (!ucounts) {
+				NL_SET_ERR_MSG(info->extack,
+					       "this user has as many listening sockets as user.max_recount_listeners allows (without CAP_SYS_PTRACE or CAP_NET_ADMIN)");
+				return -EMFILE;
+			}
 		}
 		l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
-		if (!l)
+		if (!l) {
+			if (ucounts)
+				dec_ucount(ucounts, UCOUNT_RECOUNT_LISTENERS);
 			return -ENOMEM;
+		}
+		l->ucounts = ucounts;
 		l->portid = info->snd_portid;
 		write_pnet(&l->net, genl_info_net(info));
 		l->cred = get_current_cred();
@@ -325,8 +309,6 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 		e->listener = l;
 		list_add_tail(&e->node, &entries);
 	}
-	if (!rs->listener && !l->privileged && recount_user_listeners_add(l->cred->uid, 1))
-		goto nomem;
 	for_each_cpu_andnot(cpu, cpus, &l->cpus) {
 		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);
 
@@ -347,6 +329,8 @@ nomem:
 	list_for_each_entry_safe(e, tmp, &entries, node)
 		kfree(e);
 	if (!rs->listener) {
+		if (l->ucounts)
+			dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 		put_pid_ns(l->pid_ns);
 		put_cred(l->cred);
 		kfree(l);
@@ -417,11 +401,14 @@ unsigned int recount_nr_sockets_listening(void)
 }
 
 /**
- * recount_listeners_init() - set up the per-CPU lists of listeners
+ * recount_listeners_init() - set up the per-CPU lists of listeners, and the
+ *	bound of a user's listening sockets in the initial user namespace
  */
 void __init recount_listeners_init(void)
 {
 	int cpu;
+
+	init_user_ns.ucount_max[UCOUNT_RECOUNT_LISTENERS] = RECOUNT_LISTENERS_PER_USER;
 
 	for_each_possible_cpu(cpu) {
 		struct recount_cpu_listeners *cl = per_cpu_ptr(&recount_cpu_listeners, cpu);

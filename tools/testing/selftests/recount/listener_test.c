@@ -685,4 +685,74 @@ TEST_F(recount, listeners_per_user_are_bounded)
 		rnl_close(&nl[i]);
 }
 
+/*
+ * In a user namespace of user 1000 into which root mapped 100 uids
+ * (subordinate ids, as newuidmap maps them), its uid 0 fills the 16
+ * listeners of user 1000, and its uid 1, another user outside, gets no
+ * 17th: the bound holds for the namespace's creator, whichever uids it
+ * maps. As the child in the namespace: 0, or which step failed.
+ */
+static int listen_in_mapped_namespace(int ready, int mapped)
+{
+	struct rnl nl[LISTENERS_PER_USER + 1];
+	struct rnl_reply r;
+	int i, status;
+	pid_t other;
+
+	if (become_user(1000))
+		return 10;
+	if (unshare(CLONE_NEWUSER))
+		return errno == EINVAL ? 11 : 12;
+	if (write(ready, "x", 1) != 1 || read(mapped, &(char){ 0 }, 1) != 1)
+		return 13;
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+		return 14;
+	for (i = 0; i < LISTENERS_PER_USER; i++)
+		if (rnl_open(&nl[i]) || rnl_listen(&nl[i], true, "0", &r))
+			return 20;
+	other = fork();
+	if (other < 0)
+		return 15;
+	if (other == 0)
+		_exit(setresuid(1, 1, 1) || rnl_open(&nl[i]) ? 1 :
+		      rnl_listen(&nl[i], true, "0", &r) == -EMFILE ? 0 : 2);
+	if (waitpid(other, &status, 0) != other || !WIFEXITED(status))
+		return 16;
+	return WEXITSTATUS(status) ? 20 + WEXITSTATUS(status) : 0;
+}
+
+TEST_F(recount, listeners_bounded_across_mapped_uids)
+{
+	int ready[2], mapped[2], status;
+	char path[64];
+	pid_t child;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(mapped));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0)
+		_exit(listen_in_mapped_namespace(ready[1], mapped[0]));
+	close(ready[1]);
+	close(mapped[0]);
+	if (read(ready[0], &(char){ 0 }, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", child);
+		EXPECT_EQ(0, write_file(path, "0 300000 100"));
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", child);
+		EXPECT_EQ(0, write_file(path, "0 300000 100"));
+		ASSERT_EQ(1, write(mapped[1], "x", 1));
+	}
+	close(mapped[1]);
+	close(ready[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 11)
+		SKIP(return, "no user namespaces (CONFIG_USER_NS=n)");
+	/*
+	 * 10-16: setting up; 20: one of the 16; 21: the other user cannot
+	 * open a socket; 22: it got a 17th listener.
+	 */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_HARNESS_MAIN
