@@ -31,8 +31,8 @@
  *     namespace it registered from; tasks that namespace cannot see are
  *     not sent. Registering needs no privilege, so it works from inside
  *     containers, in every network namespace.
- *   - Every listener costs each exit on its CPUs a check, so a user (real
- *     uid) without those capabilities may have user.max_recount_listeners
+ *   - Every listener costs each exit on its CPUs a check, so a user
+ *     (effective uid) without those capabilities may have user.max_recount_listeners
  *     listening sockets at most (RECOUNT_LISTENERS_PER_USER, 16, in the
  *     initial user namespace), counted as inotify's instances are: a ucount
  *     charged in the user's namespace and, in every namespace above, to the
@@ -278,11 +278,12 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 		struct ucounts *ucounts = NULL;
 
 		if (!privileged) {
-			ucounts = inc_ucount(current_user_ns(), current_uid(),
+			/* NULL also when out of memory: EMFILE, as inotify says. */
+			ucounts = inc_ucount(current_user_ns(), current_euid(),
 					     UCOUNT_RECOUNT_LISTENERS);
 			if (!ucounts) {
 				NL_SET_ERR_MSG(info->extack,
-					       "this user has as many listening sockets as user.max_recount_listeners allows (without CAP_SYS_PTRACE or CAP_NET_ADMIN)");
+					       "this user, or the creator of its user namespace, has as many listening sockets as user.max_recount_listeners allows (without CAP_SYS_PTRACE or CAP_NET_ADMIN)");
 				return -EMFILE;
 			}
 		}

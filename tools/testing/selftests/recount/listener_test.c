@@ -731,8 +731,11 @@ TEST_F(recount, listeners_bounded_across_mapped_uids)
 	ASSERT_EQ(0, pipe(mapped));
 	child = fork();
 	ASSERT_GE(child, 0);
-	if (child == 0)
+	if (child == 0) {
+		close(ready[0]);
+		close(mapped[1]);
 		_exit(listen_in_mapped_namespace(ready[1], mapped[0]));
+	}
 	close(ready[1]);
 	close(mapped[0]);
 	if (read(ready[0], &(char){ 0 }, 1) == 1) {
