@@ -144,48 +144,107 @@ static bool recount_listener_may_read(const struct recount_listener *l,
 	return ok;
 }
 
-/* Send @l the exit record of @t, or of its process if @process. */
-static void recount_exit_send(struct recount_listener *l, struct task_struct *t,
-			      bool process)
+/*
+ * The exit records of one exit for the listeners that see it from one pid
+ * namespace and may read the same PMU counts: built once, then copied to
+ * each of them with its own missed count, as taskstats builds a record once
+ * and clones it to its listeners. A process's record reads every CPU's slot
+ * of the process; it is not read again for each listener.
+ */
+struct recount_exit_records {
+	struct pid_namespace *ns;
+	u32 withheld;
+	struct sk_buff *msg[2];		/* the thread's, the process's */
+};
+
+/* Kinds of listeners (namespace, PMU counts) one exit builds records for. */
+#define RECOUNT_EXIT_KINDS	4
+
+/*
+ * The exit record of @t, or of its process if @process, for @recs's
+ * listeners, ended but for their missed count; NULL if it cannot be built.
+ */
+static struct sk_buff *recount_exit_build(const struct recount_exit_records *recs,
+					  struct task_struct *t, bool process, u64 now)
 {
 	struct signal_struct *sig = t->signal;
-	long missed;
-	u32 code;
-	void *hdr;
 	struct sk_buff *msg;
+	u32 code;
 	int err;
 
 	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, 0, 0, &recount_nl_family, 0, RECOUNT_CMD_EXIT))
+		goto nospace;
+	if (process) {
+		code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code : t->exit_code;
+		err = recount_nl_fill_process(msg, t->group_leader, recs->ns, 0, recs->withheld);
+	} else {
+		code = t->exit_code;
+		err = recount_nl_fill_thread(msg, t, recs->ns, 0, recs->withheld);
+	}
+	if (err || nla_put_u32(msg, RECOUNT_A_EXIT_CODE, code) ||
+	    nla_put_u64_64bit(msg, RECOUNT_A_EXIT_TIME, now, RECOUNT_A_PAD))
+		goto nospace;
+	return msg;
+
+nospace:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+/* Send @l a copy of @record, with what @l missed; or count it missed. */
+static void recount_exit_send(struct recount_listener *l, const struct sk_buff *record)
+{
+	struct sk_buff *msg;
+	long missed;
+
+	/* The copy has the record's room: the largest record, and its own. */
+	msg = record ? skb_copy(record, GFP_KERNEL) : NULL;
 	if (!msg) {
 		atomic_long_inc(&l->missed);
 		return;
 	}
-	hdr = genlmsg_put(msg, 0, 0, &recount_nl_family, 0, RECOUNT_CMD_EXIT);
-	if (!hdr)
-		goto nospace;
-	if (process) {
-		code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code : t->exit_code;
-		err = recount_nl_fill_process(msg, t->group_leader, l->pid_ns, 0, l->withheld);
-	} else {
-		code = t->exit_code;
-		err = recount_nl_fill_thread(msg, t, l->pid_ns, 0, l->withheld);
-	}
 	missed = atomic_long_xchg(&l->missed, 0);
-	if (err || nla_put_u32(msg, RECOUNT_A_EXIT_CODE, code) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_EXIT_TIME, ktime_get_boottime_ns(), RECOUNT_A_PAD) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_MISSED, missed, RECOUNT_A_PAD)) {
-		atomic_long_add(missed, &l->missed);
-		goto nospace;
+	if (nla_put_u64_64bit(msg, RECOUNT_A_MISSED, missed, RECOUNT_A_PAD)) {
+		nlmsg_free(msg);
+		atomic_long_add(missed + 1, &l->missed);
+		return;
 	}
-	genlmsg_end(msg, hdr);
+	nlmsg_end(msg, nlmsg_hdr(msg));
 	/* Never blocks: a full receive buffer drops the record. */
 	if (genlmsg_unicast(read_pnet(&l->net), msg, l->portid))
 		atomic_long_add(missed + 1, &l->missed);
-	return;
+}
 
-nospace:
-	nlmsg_free(msg);
-	atomic_long_inc(&l->missed);
+/*
+ * The records of @l's kind among the @n of @recs, built if there are none
+ * yet; @spare holds them when @recs is full, to be freed once sent.
+ */
+static struct recount_exit_records *
+recount_exit_records_for(struct recount_exit_records *recs, int *n,
+			 struct recount_exit_records *spare, const struct recount_listener *l,
+			 struct task_struct *t, bool group_dead, u64 now)
+{
+	struct recount_exit_records *r;
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (recs[i].ns == l->pid_ns && recs[i].withheld == l->withheld)
+			return &recs[i];
+	r = *n < RECOUNT_EXIT_KINDS ? &recs[(*n)++] : spare;
+	r->ns = l->pid_ns;
+	r->withheld = l->withheld;
+	r->msg[0] = recount_exit_build(r, t, false, now);
+	r->msg[1] = group_dead ? recount_exit_build(r, t, true, now) : NULL;
+	return r;
+}
+
+static void recount_exit_records_free(struct recount_exit_records *r)
+{
+	nlmsg_free(r->msg[0]);
+	nlmsg_free(r->msg[1]);
 }
 
 /**
@@ -197,22 +256,32 @@ nospace:
  */
 void __recount_exit(struct task_struct *t, bool group_dead)
 {
+	struct recount_exit_records recs[RECOUNT_EXIT_KINDS], spare;
 	struct recount_cpu_listeners *cl;
 	struct recount_listener_entry *e;
+	u64 now;
+	int n = 0, i;
 
 	recount_update_current();
+	now = ktime_get_boottime_ns();
 	cl = per_cpu_ptr(&recount_cpu_listeners, raw_smp_processor_id());
 	down_read(&cl->sem);
 	list_for_each_entry(e, &cl->list, node) {
 		struct recount_listener *l = e->listener;
+		struct recount_exit_records *r;
 
 		if (!task_pid_nr_ns(t, l->pid_ns) || !recount_listener_may_read(l, t))
 			continue;
-		recount_exit_send(l, t, false);
+		r = recount_exit_records_for(recs, &n, &spare, l, t, group_dead, now);
+		recount_exit_send(l, r->msg[0]);
 		if (group_dead)
-			recount_exit_send(l, t, true);
+			recount_exit_send(l, r->msg[1]);
+		if (r == &spare)
+			recount_exit_records_free(r);
 	}
 	up_read(&cl->sem);
+	for (i = 0; i < n; i++)
+		recount_exit_records_free(&recs[i]);
 }
 
 static void recount_listener_unlink(struct recount_listener *l, const struct cpumask *cpus)

@@ -497,6 +497,94 @@ TEST_F(recount, landlock_domain_limits_reads)
 }
 
 /*
+ * One exit seen by a listener outside a pid namespace and one inside it:
+ * each gets the exit's records with the pids of its own namespace (an exit
+ * builds its records once per namespace and copies them to the listeners
+ * of that namespace).
+ */
+#define NS_EXIT_COMM "recount-nsexit"
+
+/* The pid, tgid and exit code of @nl's records of NS_EXIT_COMM, or -1. */
+static int ns_exit_seen(struct rnl *nl, int res[3])
+{
+	struct rnl_record rec;
+	int n = 0, i;
+
+	for (i = 0; i < 3; i++)
+		res[i] = -1;
+	while (rnl_next_exit(nl, &rec, 700) == 1) {
+		if (strcmp(rec.comm, NS_EXIT_COMM) || !rec.has_pid)
+			continue;
+		res[0] = rec.pid;
+		res[1] = rec.tgid;
+		res[2] = rec.exit_code;
+		n++;
+	}
+	return n;
+}
+
+TEST_F(recount, listeners_in_and_outside_a_pid_namespace)
+{
+	int sync[2], report[2], inner[3], outer[3], status;
+	struct rnl_reply r;
+	struct rnl outside;
+	pid_t maker;
+
+	ASSERT_EQ(0, pipe(sync));
+	ASSERT_EQ(0, pipe(report));
+	ASSERT_EQ(0, rnl_open(&outside));
+	ASSERT_EQ(0, rnl_listen(&outside, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
+	maker = fork();
+	ASSERT_GE(maker, 0);
+	if (maker == 0) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(errno == EINVAL ? 11 : 12);
+		init = fork();
+		if (init < 0)
+			_exit(13);
+		if (init == 0) {
+			struct rnl nl;
+			pid_t child;
+			int res[3];
+
+			if (rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r))
+				_exit(20);
+			child = fork();
+			if (child == 0) {
+				prctl(PR_SET_NAME, NS_EXIT_COMM);
+				_exit(7);
+			}
+			if (child != 2 || waitpid(child, NULL, 0) != child)
+				_exit(21);
+			if (ns_exit_seen(&nl, res) != 1 ||
+			    write(report[1], res, sizeof(res)) != sizeof(res))
+				_exit(22);
+			_exit(0);
+		}
+		_exit(waitpid(init, &status, 0) == init && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 14);
+	}
+	ASSERT_EQ(maker, waitpid(maker, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 11)
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n)");
+	/* 12-14: making the namespace; 20-22: in it. */
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(sizeof(inner), read(report[0], inner, sizeof(inner)));
+	EXPECT_EQ(1, ns_exit_seen(&outside, outer));
+	rnl_close(&outside);
+	TH_LOG("inside: pid %d tgid %d code %d; outside: pid %d tgid %d code %d",
+	       inner[0], inner[1], inner[2], outer[0], outer[1], outer[2]);
+	EXPECT_EQ(2, inner[0]);
+	EXPECT_EQ(2, inner[1]);
+	EXPECT_GT(outer[0], 2);
+	EXPECT_EQ(outer[0], outer[1]);
+	EXPECT_EQ(inner[2], outer[2]);
+}
+
+/*
  * A listener in a new pid namespace sees its namespace's pids, and nothing
  * of the tasks it cannot see.
  */
