@@ -32,13 +32,14 @@
  *     not sent. Registering needs no privilege, so it works from inside
  *     containers, in every network namespace.
  *   - Every listener costs each exit on its CPUs a check, so a user
- *     (effective uid) without those capabilities may have user.max_recount_listeners
- *     listening sockets at most (RECOUNT_LISTENERS_PER_USER, 16, in the
- *     initial user namespace), counted as inotify's instances are: a ucount
- *     charged in the user's namespace and, in every namespace above, to the
- *     user that created the one below, so that mapping several uids into a
- *     namespace gets no more listeners. What a listener allocates is
- *     charged to its memory cgroup.
+ *     (effective uid) without those capabilities may have
+ *     user.max_recount_listeners listening sockets at most
+ *     (RECOUNT_LISTENERS_PER_USER, 16, in the initial user namespace),
+ *     counted as inotify's instances are: a ucount charged in the user's
+ *     namespace and, in every namespace above, to the user that created
+ *     the one below, so that mapping several uids into a namespace gets no
+ *     more listeners. What a listener allocates is charged to its memory
+ *     cgroup.
  */
 
 #include <linux/cpumask.h>
