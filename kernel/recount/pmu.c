@@ -33,8 +33,14 @@
 
 DEFINE_STATIC_KEY_FALSE(recount_pmu_key);
 
-/* The counters of a CPU: cycles and instructions, per level. */
+/*
+ * The counters of a CPU: cycles and instructions, per level. @ready is set
+ * once they are created, and cleared before the first is released: creating
+ * and releasing counters sleeps, and the accounting points of the CPU's
+ * threads meanwhile must not read some counters but not others.
+ */
 struct recount_pmu {
+	bool ready;
 	struct perf_event *cycles[RECOUNT_NR_LEVELS];
 	struct perf_event *instructions[RECOUNT_NR_LEVELS];
 };
@@ -65,18 +71,16 @@ void recount_pmu_read(struct recount_snap *snap)
 	bool ok = true;
 	int l;
 
-	/* A CPU without counters (going offline, coming online) has no counts. */
-	if (!READ_ONCE(pmu->cycles[RECOUNT_LEVEL_USER]) &&
-	    !READ_ONCE(pmu->cycles[RECOUNT_LEVEL_KERNEL]) &&
-	    !READ_ONCE(pmu->instructions[RECOUNT_LEVEL_USER]) &&
-	    !READ_ONCE(pmu->instructions[RECOUNT_LEVEL_KERNEL]))
+	/*
+	 * A CPU without its counters (going offline, coming online) has no
+	 * counts: an interval with such an end adds none and loses none.
+	 */
+	if (!READ_ONCE(pmu->ready))
 		return;
 	snap->tried |= RECOUNT_SNAP_PMU;
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
-		ok &= recount_pmu_read_one(READ_ONCE(pmu->cycles[l]),
-					   &snap->counts[l].cycles);
-		ok &= recount_pmu_read_one(READ_ONCE(pmu->instructions[l]),
-					   &snap->counts[l].instructions);
+		ok &= recount_pmu_read_one(pmu->cycles[l], &snap->counts[l].cycles);
+		ok &= recount_pmu_read_one(pmu->instructions[l], &snap->counts[l].instructions);
 	}
 	if (ok)
 		snap->valid |= RECOUNT_SNAP_PMU;
@@ -105,22 +109,29 @@ static struct perf_event *recount_pmu_create(unsigned int cpu, u64 config,
 	return event;
 }
 
-/* Give @cpu its counters. Returns true if it has them all. */
+/*
+ * Give @cpu its counters, and let its accounting points read them: on @cpu
+ * itself, or while recount is off. A counter that could not be created
+ * fails every read, and marks the counts inexact. Returns true if @cpu has
+ * every counter.
+ */
 static bool recount_pmu_install(unsigned int cpu)
 {
 	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
-	bool all = true;
+	bool all = true, any = false;
 	int l;
 
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		if (!pmu->cycles[l])
-			WRITE_ONCE(pmu->cycles[l],
-				   recount_pmu_create(cpu, PERF_COUNT_HW_CPU_CYCLES, l));
+			pmu->cycles[l] = recount_pmu_create(cpu, PERF_COUNT_HW_CPU_CYCLES, l);
 		if (!pmu->instructions[l])
-			WRITE_ONCE(pmu->instructions[l],
-				   recount_pmu_create(cpu, PERF_COUNT_HW_INSTRUCTIONS, l));
+			pmu->instructions[l] = recount_pmu_create(cpu, PERF_COUNT_HW_INSTRUCTIONS,
+								  l);
 		all &= pmu->cycles[l] && pmu->instructions[l];
+		any |= pmu->cycles[l] || pmu->instructions[l];
 	}
+	/* Program order: @cpu's accounting points see the pointers first. */
+	WRITE_ONCE(pmu->ready, any);
 	return all;
 }
 
@@ -128,21 +139,22 @@ static void recount_pmu_release(struct perf_event **slot)
 {
 	struct perf_event *event = *slot;
 
-	WRITE_ONCE(*slot, NULL);
+	*slot = NULL;
 	if (event)
 		perf_event_release_kernel(event);
 }
 
 /*
- * Release @cpu's counters. Accounting points on @cpu load the pointers with
+ * Release @cpu's counters. Accounting points on @cpu read them with
  * interrupts disabled: called on @cpu itself, or while recount is off, none
- * can still be using them.
+ * is still reading them once @ready is clear.
  */
 static void recount_pmu_uninstall(unsigned int cpu)
 {
 	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
 	int l;
 
+	WRITE_ONCE(pmu->ready, false);
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		recount_pmu_release(&pmu->cycles[l]);
 		recount_pmu_release(&pmu->instructions[l]);

@@ -8,11 +8,13 @@
  * while it is offline; and once the child is at rest nothing was lost or
  * counted twice: the process is exactly its live thread and its exited
  * threads, per kind as in total, and its exited threads at least what their
- * exit records said. A CPU back online counts again, its counters too.
+ * exit records said. A CPU back online counts again, its counters too, and
+ * the cycle marks neither it nor its per-CPU kernel threads inexact.
  *
  * RECOUNT_HOTPLUG_ROUNDS=<n> sets how many times each CPU goes offline.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -326,6 +328,84 @@ TEST_F(recount, cpus_count_again_once_back)
 			EXPECT_GT(rec.usage.user_cycles, 0);
 		if (rec.metrics & RECOUNT_METRIC_INSTRUCTIONS)
 			EXPECT_GT(rec.usage.user_instructions, 0);
+	}
+}
+
+/* The pid of the kernel thread named @name, or 0. */
+static pid_t kthread_pid(const char *name)
+{
+	char path[300], comm[64];
+	struct dirent *d;
+	pid_t pid = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	while (!pid && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = 0;
+			if (!strcmp(comm, name))
+				pid = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/*
+ * A hotplug cycle loses no counts: the counters of a CPU are released when it
+ * goes offline and recreated when it comes back, between two accounting
+ * points that read them whole. Neither the CPU nor the per-CPU kernel threads
+ * that run on it while it goes and comes (its hotplug thread, its softirq
+ * thread, its stopper) may be marked inexact for it.
+ */
+TEST_F(recount, hotplug_loses_no_counts)
+{
+	static const char *const kthreads[] = { "cpuhp/%d", "ksoftirqd/%d", "migration/%d" };
+	int ncpus = get_nprocs_conf(), cpu, round, k;
+	struct rnl_record rec;
+	struct rnl_reply r;
+	char name[32];
+	pid_t pid;
+
+	if (ncpus < 2)
+		SKIP(return, "one CPU: nothing to take offline");
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
+		     strerror(errno));
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, 0, &r)) TH_LOG("%s", r.extack);
+	if (!(r.rec.metrics & RECOUNT_METRIC_CYCLES))
+		SKIP(return, "no PMU counters: cycles and instructions are unsupported here");
+
+	for (round = 0; round < 3; round++) {
+		for (cpu = 1; cpu < ncpus; cpu++) {
+			ASSERT_EQ(0, set_online(cpu, false));
+			sleep_ns(10 * NSEC_PER_MSEC);
+			ASSERT_EQ(0, set_online(cpu, true));
+			sleep_ns(10 * NSEC_PER_MSEC);
+		}
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		GET(RECOUNT_A_CPU, cpu, &rec);
+		EXPECT_EQ(0, rec.usage.inexact) TH_LOG("cpu %d", cpu);
+		for (k = 0; k < 3; k++) {
+			snprintf(name, sizeof(name), kthreads[k], cpu);
+			pid = kthread_pid(name);
+			if (!pid)
+				continue;
+			ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, pid, &r))
+				TH_LOG("%s: %s", name, r.extack);
+			EXPECT_EQ(0, r.rec.usage.inexact) TH_LOG("%s (pid %d)", name, pid);
+		}
 	}
 }
 
