@@ -119,9 +119,9 @@ static __always_inline void recount_user_transition(bool to_user)
  * recount_user_enter() - account a return to user mode
  *
  * Starts the CPU's user clock. Called on every return to user mode, after
- * the last kernel work, with interrupts disabled, from an instrumentable
- * section. Inline: a static branch, a clock read and two stores to one
- * per-CPU word.
+ * the last kernel work, and on every entry to a KVM guest (guest mode is
+ * user time), with interrupts disabled, from an instrumentable section.
+ * Inline: a static branch, a clock read and two stores to one per-CPU word.
  */
 static __always_inline void recount_user_enter(void)
 {
@@ -133,8 +133,9 @@ static __always_inline void recount_user_enter(void)
  * recount_user_exit() - account an entry from user mode
  *
  * Stops the CPU's user clock. Called on every syscall, exception and
- * interrupt that arrives from user mode, before any other kernel work, with
- * interrupts disabled, from an instrumentable section.
+ * interrupt that arrives from user mode, before any other kernel work, and
+ * on every exit from a KVM guest, with interrupts disabled, from an
+ * instrumentable section.
  */
 static __always_inline void recount_user_exit(void)
 {
@@ -165,6 +166,8 @@ void __recount_contention_end(void);
 void __recount_idle_enter(void);
 void __recount_idle_exit(void);
 void __recount_idle_dead(void);
+void __recount_idle_irq_enter(void);
+void __recount_idle_irq_exit(void);
 
 /**
  * recount_idle_enter() - account a thread idling its CPU
@@ -191,6 +194,34 @@ static __always_inline void recount_idle_exit(void)
 {
 	if (recount_enabled())
 		__recount_idle_exit();
+}
+
+/**
+ * recount_idle_irq_enter() - account an interrupt arriving on an idle CPU
+ *
+ * What an idle CPU does for an interrupt or an exception (the handler, and
+ * the softirqs run on its way out) is kernel time of the CPU and of no
+ * thread: it is not idle time, and is reported apart. Called by the entry
+ * code for an entry from kernel mode that interrupts the idle task, with
+ * interrupts disabled, once RCU watches. Such entries nest.
+ */
+static __always_inline void recount_idle_irq_enter(void)
+{
+	if (recount_enabled())
+		__recount_idle_irq_enter();
+}
+
+/**
+ * recount_idle_irq_exit() - account the end of an interrupt on an idle CPU
+ *
+ * Ends what the outermost recount_idle_irq_enter() began: the CPU is idle
+ * again. Called by the entry code with interrupts disabled, while RCU still
+ * watches.
+ */
+static __always_inline void recount_idle_irq_exit(void)
+{
+	if (recount_enabled())
+		__recount_idle_irq_exit();
 }
 
 /**
@@ -288,6 +319,8 @@ static inline void recount_user_exit(void) { }
 static inline void recount_idle_enter(void) { }
 static inline void recount_idle_exit(void) { }
 static inline void recount_idle_dead(void) { }
+static inline void recount_idle_irq_enter(void) { }
+static inline void recount_idle_irq_exit(void) { }
 static inline void recount_fault_begin(void) { }
 static inline void recount_fault_end(void) { }
 static inline void recount_contention_begin(void) { }

@@ -30,6 +30,7 @@
  *     context switch                 recount_sched_switch()  kernel -> kernel
  *     scheduler tick                 recount_sched_tick()    kernel -> kernel
  *     idle loop waits / wakes up     recount_idle_enter/exit() kernel <-> idle
+ *     interrupt on an idle CPU       recount_idle_irq_enter/exit() idle <-> kernel
  *     CPU goes offline               recount_idle_dead()     kernel -> nothing
  *
  *   At each one the CPU takes a new snapshot (its clock and its counters),
@@ -167,10 +168,11 @@ static bool recount_may_start;
 /*
  * The counters' part of an accounting point, where recount uses the PMU:
  * read them, and add what they counted since the CPU's last accounting
- * point to @prev and the CPU (or drop it, if the CPU idled or starts).
+ * point to @prev and the CPU, or to the CPU alone if it handled interrupts
+ * while idle (or drop it, if the CPU idled or starts).
  */
 static noinline void recount_account_counts(struct recount_cpu *rc,
-					    struct task_struct *prev, bool start)
+					    struct task_struct *prev, unsigned int prev_state)
 {
 	struct recount_delta d;
 	struct recount_snap snap;
@@ -178,9 +180,11 @@ static noinline void recount_account_counts(struct recount_cpu *rc,
 	snap.tried = 0;
 	snap.valid = 0;
 	recount_pmu_read(&snap);
-	if (!start && prev) {
+	if (prev || prev_state == RECOUNT_CPU_IDLE_IRQ) {
 		recount_counts_delta(&rc->snap, &snap, &d);
 		recount_usage_add_counts(&rc->usage, &d);
+	}
+	if (prev) {
 		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
 		if (unlikely(prev->recount.released))
 			recount_exited_add(prev, rc->kind, NULL, 0, &d, 0, 0);
@@ -232,7 +236,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		raw_write_seqcount_begin(&next->recount.seq);
 
 	if (static_branch_unlikely(&recount_pmu_key))
-		recount_account_counts(rc, prev, prev_state == RECOUNT_CPU_OFF);
+		recount_account_counts(rc, prev, prev_state);
 	now = recount_clock();
 	word = __this_cpu_read(recount_user_clock) >> RECOUNT_USER_CLOCK_SHIFT;
 
@@ -245,13 +249,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		__this_cpu_write(recount_user_clock, 0);
 		WRITE_ONCE(rc->factor, recount_clock_factor());
 		memset(rc->frac, 0, sizeof(rc->frac));
-	} else if (prev_state == RECOUNT_CPU_IDLE) {
-		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
-		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
-					    &rc->frac[RECOUNT_FRAC_IDLE]);
-		WRITE_ONCE(rc->idle_time, rc->idle_time + ticks);
-		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, ticks, true));
-	} else {
+	} else if (likely(prev)) {
 		recount_split((now - rc->at) & RECOUNT_CLOCK_MASK,
 			      (word - rc->user) & RECOUNT_CLOCK_MASK, rc->factor, rc->frac, time);
 		energy = recount_energy(rc, time[RECOUNT_LEVEL_USER] + time[RECOUNT_LEVEL_KERNEL],
@@ -260,6 +258,20 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
 		if (unlikely(prev->recount.released))
 			recount_exited_add(prev, rc->kind, time, energy, NULL, 0, 0);
+	} else if (prev_state == RECOUNT_CPU_IDLE) {
+		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
+		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
+					    &rc->frac[RECOUNT_FRAC_IDLE]);
+		WRITE_ONCE(rc->idle_time, rc->idle_time + ticks);
+		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, ticks, true));
+	} else {
+		/* Interrupts handled while idle: the CPU's kernel time, no thread's. */
+		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
+					    &rc->frac[RECOUNT_LEVEL_KERNEL]);
+		time[RECOUNT_LEVEL_USER] = 0;
+		time[RECOUNT_LEVEL_KERNEL] = ticks;
+		recount_usage_add_time(&rc->usage, time, recount_energy(rc, ticks, false));
+		WRITE_ONCE(rc->idle_irq_time, rc->idle_irq_time + ticks);
 	}
 
 	WRITE_ONCE(rc->at, now);
@@ -319,7 +331,11 @@ static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 
  */
 static void recount_account_current(bool tick)
 {
-	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE || is_idle_task(current))
+	unsigned int state = __this_cpu_read(recount_cpus.state);
+
+	if (state == RECOUNT_CPU_IDLE_IRQ)
+		recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, tick);
+	else if (state == RECOUNT_CPU_IDLE || is_idle_task(current))
 		recount_account(NULL, RECOUNT_CPU_IDLE, 0, tick);
 	else
 		recount_account(current, RECOUNT_CPU_RUNNING, 0, tick);
@@ -502,6 +518,43 @@ void __recount_idle_exit(void)
 }
 
 /**
+ * __recount_idle_irq_enter() - account an interrupt arriving on an idle CPU
+ *
+ * See recount_idle_irq_enter().
+ */
+void __recount_idle_irq_enter(void)
+{
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+
+	if (rc->state == RECOUNT_CPU_IDLE_IRQ) {
+		rc->irq_depth++;
+		return;
+	}
+	/*
+	 * A thread injecting idle is charged its interrupts outside its idle
+	 * interval; a CPU whose state is unknown starts accounting here.
+	 */
+	if (rc->state != RECOUNT_CPU_IDLE && rc->state != RECOUNT_CPU_OFF)
+		return;
+	rc->irq_depth = 1;
+	recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, false);
+}
+
+/**
+ * __recount_idle_irq_exit() - account the end of an interrupt on an idle CPU
+ *
+ * See recount_idle_irq_exit().
+ */
+void __recount_idle_irq_exit(void)
+{
+	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
+
+	if (rc->state != RECOUNT_CPU_IDLE_IRQ || --rc->irq_depth)
+		return;
+	recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+}
+
+/**
  * __recount_idle_dead() - account a CPU going offline
  *
  * See recount_idle_dead().
@@ -625,7 +678,8 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
 	d->time[RECOUNT_LEVEL_USER] = 0;
 	d->time[RECOUNT_LEVEL_KERNEL] = 0;
 	*idle = 0;
-	if (state != RECOUNT_CPU_RUNNING && state != RECOUNT_CPU_IDLE)
+	if (state != RECOUNT_CPU_RUNNING && state != RECOUNT_CPU_IDLE &&
+	    state != RECOUNT_CPU_IDLE_IRQ)
 		return state;
 	recount_user_clock_sample(cpu, &word, &now);
 	ticks = recount_ticks_since(READ_ONCE(rc->at), now);
@@ -633,6 +687,11 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
 	memcpy(frac, rc->frac, sizeof(frac));
 	if (state == RECOUNT_CPU_IDLE) {
 		*idle = recount_ticks_to_ns(ticks, factor, &frac[RECOUNT_FRAC_IDLE]);
+		return state;
+	}
+	if (state == RECOUNT_CPU_IDLE_IRQ) {
+		d->time[RECOUNT_LEVEL_KERNEL] = recount_ticks_to_ns(ticks, factor,
+								    &frac[RECOUNT_LEVEL_KERNEL]);
 		return state;
 	}
 	recount_split(ticks, recount_ticks_since(READ_ONCE(rc->user),
@@ -752,7 +811,8 @@ void recount_process_read(struct signal_struct *sig,
 /**
  * recount_cpu_read() - read what a CPU did
  * @cpu: the CPU
- * @cu: receives its kind, usage, idle time and idle energy
+ * @cu: receives its kind, usage, idle time, idle energy and the time it
+ *	handled interrupts while idle
  *
  * The interval in progress is included, up to now: the time of the thread
  * the CPU runs, split between user and kernel mode, or its idle time; its
@@ -771,6 +831,7 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 		recount_usage_copy(&cu->usage, &rc->usage);
 		cu->idle_time = READ_ONCE(rc->idle_time);
 		cu->idle_energy = READ_ONCE(rc->idle_energy);
+		cu->idle_irq_time = READ_ONCE(rc->idle_irq_time);
 		state = recount_cpu_progress(rc, cpu, &d, &idle);
 	} while (read_seqcount_retry(&rc->seq, seq));
 	cu->kind = rc->kind;

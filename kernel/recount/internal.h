@@ -90,6 +90,8 @@ struct recount_delta {
  *	charges nothing
  * @RECOUNT_CPU_RUNNING: running a thread, its @curr
  * @RECOUNT_CPU_IDLE: idle: running its idle task, or a thread that idles it
+ * @RECOUNT_CPU_IDLE_IRQ: idle, but handling an interrupt or an exception:
+ *	kernel time of the CPU, and of no thread
  * @RECOUNT_CPU_STOPPING: recount is being switched off: the CPU has taken its
  *	last accounting point, and takes none until it is off
  */
@@ -98,6 +100,7 @@ enum recount_cpu_state {
 	RECOUNT_CPU_RUNNING,
 	RECOUNT_CPU_IDLE,
 	RECOUNT_CPU_STOPPING,
+	RECOUNT_CPU_IDLE_IRQ,
 };
 
 /* The fractions of a nanosecond a CPU carries, per level and for idle. */
@@ -108,6 +111,7 @@ enum recount_cpu_state {
  * struct recount_cpu - recount's state of a CPU
  * @seq: sequence count covering all fields but @kind
  * @state: what the CPU has been doing since @at, an enum recount_cpu_state
+ * @irq_depth: how deep interrupts nest, while RECOUNT_CPU_IDLE_IRQ
  * @kind: the CPU's kind, an enum recount_kind, set before recount runs
  * @curr: the thread the CPU runs, while RECOUNT_CPU_RUNNING; compared, never
  *	dereferenced, by readers
@@ -120,12 +124,15 @@ enum recount_cpu_state {
  * @usage: what ran on the CPU, per level
  * @idle_time: time the CPU spent idle, in nanoseconds
  * @idle_energy: energy the CPU used while idle, in nanojoules
+ * @idle_irq_time: time the CPU spent handling interrupts while idle, in
+ *	nanoseconds: part of its kernel time in @usage
  *
  * Written only by its own CPU, with interrupts disabled, read by anyone.
  */
 struct recount_cpu {
 	seqcount_t seq;
 	unsigned int state;
+	unsigned int irq_depth;
 	unsigned int kind;
 	struct task_struct *curr;
 	u64 at;
@@ -136,6 +143,7 @@ struct recount_cpu {
 	struct recount_usage usage;
 	u64 idle_time;
 	u64 idle_energy;
+	u64 idle_irq_time;
 };
 
 /**
@@ -144,12 +152,14 @@ struct recount_cpu {
  * @usage: what ran on the CPU, per level
  * @idle_time: idle time, in nanoseconds
  * @idle_energy: energy used while idle, in nanojoules
+ * @idle_irq_time: time spent handling interrupts while idle, in nanoseconds
  */
 struct recount_cpu_usage {
 	unsigned int kind;
 	struct recount_usage usage;
 	u64 idle_time;
 	u64 idle_energy;
+	u64 idle_irq_time;
 };
 
 /* Ticks of recount_clock() are compared modulo 2^56, the user clock's range. */

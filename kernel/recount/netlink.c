@@ -89,7 +89,7 @@ u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu)
 /*
  * Put @usage in a nest of type @attr: the metrics this kernel counts and no
  * others, less those @withheld, @kind if not negative, and @idle (its time and
- * energy) if given.
+ * energy, and the time its CPU handled interrupts while idle) if given.
  */
 static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics, u32 withheld,
 				const struct recount_usage *usage, int kind,
@@ -106,7 +106,9 @@ static int recount_nl_put_usage(struct sk_buff *msg, int attr, u32 metrics, u32 
 		return -EMSGSIZE;
 	if (recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, user->time) ||
 	    recount_nl_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, kernel->time) ||
-	    (idle && recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_TIME, idle->idle_time)))
+	    (idle && (recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_TIME, idle->idle_time) ||
+		      recount_nl_put_u64(msg, RECOUNT_A_USAGE_IDLE_IRQ_TIME,
+					 idle->idle_irq_time))))
 		goto cancel;
 	if ((metrics & RECOUNT_METRIC_CYCLES) &&
 	    ((upmu && recount_nl_put_u64(msg, RECOUNT_A_USAGE_USER_CYCLES, user->cycles)) ||
@@ -299,10 +301,10 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 				      &runtime, version);
 }
 
-/* The largest usage nest: every metric, idle time and energy, kind. */
+/* The largest usage nest: every metric, idle time, energy and irq time, kind. */
 static size_t recount_nl_usage_size(void)
 {
-	return nla_total_size(0) + 9 * nla_total_size_64bit(sizeof(u64)) +
+	return nla_total_size(0) + 10 * nla_total_size_64bit(sizeof(u64)) +
 	       2 * nla_total_size(sizeof(u32));
 }
 

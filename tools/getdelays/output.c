@@ -206,6 +206,9 @@ static void text_usage(FILE *f, const struct rc_usage *u, uint32_t energy_source
 	if (u->idle_ns.has)
 		fprintf(f, "  %-13s %16s %16s %16s\n", "idle", "", "",
 			fmt_seconds(a, sizeof(a), &u->idle_ns));
+	if (u->idle_irq_ns.has)
+		fprintf(f, "  %-13s %16s %16s %16s  (of kernel)\n", "idle irq", "", "",
+			fmt_seconds(a, sizeof(a), &u->idle_irq_ns));
 	if (u->idle_energy_nj.has)
 		fprintf(f, "  %-13s %16s %16s %16s\n", "idle energy", "", "",
 			fmt_energy(a, sizeof(a), &u->idle_energy_nj));
@@ -540,6 +543,7 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 	if (cpu) {
 		json_value(j, "idle_time_ns", &u->idle_ns);
 		json_value(j, "idle_energy_nj", &u->idle_energy_nj);
+		json_value(j, "idle_irq_time_ns", &u->idle_irq_ns);
 	}
 	json_open(j, "inexact", '[');
 	for (i = 0; i < ARRAY_SIZE(inexact); i++)
@@ -818,6 +822,12 @@ static bool get_idle(const struct rc_record *r, const struct out_opts *o, uint64
 	return get_value(&r->usage.idle_ns, u);
 }
 
+static bool get_idle_irq(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			 double *d)
+{
+	return get_value(&r->usage.idle_irq_ns, u);
+}
+
 static bool get_busy(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
 {
 	struct rc_value t = rc_sum(&r->usage.user_ns, &r->usage.kernel_ns);
@@ -957,6 +967,7 @@ static const struct column cpu_columns[] = {
 	COL("user", "USER", 11, COL_NS, get_user, T_CPUS),
 	COL("kernel", "KERNEL", 11, COL_NS, get_kernel, T_CPUS),
 	COL("idle", "IDLE", 11, COL_NS, get_idle, T_CPUS),
+	COL("idle-irq", "IDLE-IRQ", 11, COL_NS, get_idle_irq, T_CPUS),
 	COL("busy%", "BUSY%", 6, COL_RATIO, get_busy, T_CPUS),
 	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_CPUS),
 	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_CPUS),

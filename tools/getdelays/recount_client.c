@@ -69,6 +69,7 @@ static struct nla_policy usage_policy[RECOUNT_A_USAGE_MAX + 1] = {
 	[RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS] = { .type = NLA_U64 },
 	[RECOUNT_A_USAGE_ENERGY] = { .type = NLA_U64 },
 	[RECOUNT_A_USAGE_IDLE_ENERGY] = { .type = NLA_U64 },
+	[RECOUNT_A_USAGE_IDLE_IRQ_TIME] = { .type = NLA_U64 },
 	[RECOUNT_A_USAGE_INEXACT] = { .type = NLA_U32 },
 	[RECOUNT_A_USAGE_KIND] = { .type = NLA_U32 },
 };
@@ -142,6 +143,7 @@ static const struct {
 	{ RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS, offsetof(struct rc_usage, kernel_instructions) },
 	{ RECOUNT_A_USAGE_ENERGY, offsetof(struct rc_usage, energy_nj) },
 	{ RECOUNT_A_USAGE_IDLE_ENERGY, offsetof(struct rc_usage, idle_energy_nj) },
+	{ RECOUNT_A_USAGE_IDLE_IRQ_TIME, offsetof(struct rc_usage, idle_irq_ns) },
 };
 
 static int decode_usage(struct nlattr *nest, struct rc_usage *u)

@@ -29,6 +29,7 @@ struct rc_usage {
 	struct rc_value user_cycles, kernel_cycles;
 	struct rc_value user_instructions, kernel_instructions;
 	struct rc_value energy_nj, idle_energy_nj;
+	struct rc_value idle_irq_ns;	/* part of kernel_ns, of a CPU */
 	uint32_t inexact;		/* RECOUNT_INEXACT_* */
 	bool has_kind;
 	uint32_t kind;			/* enum recount_kind */

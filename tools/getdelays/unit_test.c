@@ -554,6 +554,7 @@ static void print_cpu_json(FILE *f, void *arg)
 		.energy_source = RECOUNT_ENERGY_SOURCE_NONE,
 		.usage = {
 			.user_ns = { true, 10 }, .kernel_ns = { true, 20 }, .idle_ns = { true, 70 },
+			.idle_irq_ns = { true, 5 },
 			.has_kind = true, .kind = RECOUNT_KIND_EFFICIENCY,
 		},
 	};
@@ -641,7 +642,8 @@ static void test_json(void)
 		      "\"user_instructions\":null,\"kernel_instructions\":null,",
 		      "\"instructions\":null,\"user_cpi\":null,\"kernel_cpi\":null,\"cpi\":null,",
 		      "\"energy_nj\":null,\"power_w\":null,\"idle_time_ns\":70,",
-		      "\"idle_energy_nj\":null,\"inexact\":[]}\n", NULL);
+		      "\"idle_energy_nj\":null,\"idle_irq_time_ns\":5,\"inexact\":[]}\n",
+		      NULL);
 	check(!strcmp(out, want), "a CPU record, key for key:\n%s", out);
 	free(out);
 

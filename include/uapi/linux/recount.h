@@ -25,7 +25,8 @@ enum recount_flags {
  * enum recount_metric - The metrics this kernel counts, reported with every
  *   record. The attributes of a metric that is not counted are left out of
  *   every usage: they are unsupported, not zero.
- * @RECOUNT_METRIC_TIME: user-time, kernel-time and idle-time. Always counted.
+ * @RECOUNT_METRIC_TIME: user-time, kernel-time, idle-time and idle-irq-time.
+ *   Always counted.
  * @RECOUNT_METRIC_CYCLES: user-cycles and kernel-cycles, from per-CPU PMU
  *   counters.
  * @RECOUNT_METRIC_INSTRUCTIONS: user-instructions and kernel-instructions,
@@ -158,6 +159,7 @@ enum {
 	RECOUNT_A_USAGE_IDLE_ENERGY,
 	RECOUNT_A_USAGE_INEXACT,
 	RECOUNT_A_USAGE_KIND,
+	RECOUNT_A_USAGE_IDLE_IRQ_TIME,
 
 	__RECOUNT_A_USAGE_MAX,
 	RECOUNT_A_USAGE_MAX = (__RECOUNT_A_USAGE_MAX - 1)

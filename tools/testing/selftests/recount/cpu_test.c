@@ -3,8 +3,8 @@
  * recount: per-CPU user, kernel and idle time.
  *
  * Every nanosecond of a CPU is user, kernel or idle time, so their sum grows
- * with the elapsed time; and what a thread pinned to a CPU does shows on
- * that CPU.
+ * with the elapsed time; what a thread pinned to a CPU does shows on that
+ * CPU; and the interrupts an idle CPU handles are its kernel time.
  */
 #define _GNU_SOURCE
 #include <sys/sysinfo.h>
@@ -99,6 +99,48 @@ TEST_F(recount, pinned_thread_charges_its_cpu)
 	 */
 	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, tb.usage.user - ta.usage.user);
 	EXPECT_GE(b.rec.usage.user - a.rec.usage.user, 400 * NSEC_PER_MSEC / 2);
+}
+
+/* Sleep @w->arg times for a millisecond: each wakeup interrupts an idle CPU. */
+static void work_naps(struct worker *w)
+{
+	unsigned long long i;
+
+	for (i = 0; i < w->arg; i++)
+		sleep_ns(NSEC_PER_MSEC);
+}
+
+/*
+ * An interrupt that arrives while a CPU is idle (here the timer that ends a
+ * nap of a thread pinned to it) is handled by the CPU, not by a thread: its
+ * time is the CPU's kernel time, reported apart as idle-irq-time, and not
+ * idle time. Between two reads taken while the thread is at rest, the CPU's
+ * kernel time grew by at least the thread's plus that of the interrupts.
+ */
+TEST_F(recount, idle_cpu_interrupts_are_its_kernel_time)
+{
+	int cpu = get_nprocs() > 1 ? 1 : 0;
+	unsigned long long irq, kernel;
+	struct rnl_record ta, tb;
+	struct cpu_sample a, b;
+	struct worker w;
+
+	ASSERT_EQ(0, worker_start(&w, work_naps, 200, cpu));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &ta));
+	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &tb));
+	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
+	worker_stop(&w);
+
+	ASSERT_TRUE(b.rec.usage.has & RNL_IDLE_IRQ);
+	irq = b.rec.usage.idle_irq - a.rec.usage.idle_irq;
+	kernel = b.rec.usage.kernel - a.rec.usage.kernel;
+	TH_LOG("cpu %d: kernel %llu us, of which interrupts while idle %llu us; "
+	       "thread kernel %llu us", cpu, kernel / 1000, irq / 1000,
+	       (tb.usage.kernel - ta.usage.kernel) / 1000);
+	EXPECT_GE(irq, 200 * 100ULL);
+	EXPECT_GE(kernel, irq + tb.usage.kernel - ta.usage.kernel);
 }
 
 TEST_HARNESS_MAIN

@@ -21,7 +21,7 @@ static const struct {
 	RNL_METRIC(user), RNL_METRIC(kernel), RNL_METRIC(idle),
 	RNL_METRIC(user_cycles), RNL_METRIC(kernel_cycles),
 	RNL_METRIC(user_instructions), RNL_METRIC(kernel_instructions),
-	RNL_METRIC(energy), RNL_METRIC(idle_energy),
+	RNL_METRIC(energy), RNL_METRIC(idle_energy), RNL_METRIC(idle_irq),
 };
 
 #define RNL_NR_METRICS ARRAY_SIZE(rnl_metrics)
@@ -88,6 +88,7 @@ static inline const char *rnl_kinds_differ(const struct rnl_record *r)
 	/* Idle time is a CPU's alone, not split per kind. */
 	sum.idle = total.idle;
 	sum.idle_energy = total.idle_energy;
+	sum.idle_irq = total.idle_irq;
 	return r->nr_kinds ? rnl_usage_differs(&sum, &total) : "no per-kind usage";
 }
 

@@ -129,6 +129,10 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 			u->idle_energy = v;
 			u->has |= RNL_IDLE_ENERGY;
 			break;
+		case RECOUNT_A_USAGE_IDLE_IRQ_TIME:
+			u->idle_irq = v;
+			u->has |= RNL_IDLE_IRQ;
+			break;
 		case RECOUNT_A_USAGE_INEXACT:
 			u->inexact = w;
 			break;

@@ -28,6 +28,7 @@ enum {
 	RNL_KIND		= 1 << 5,
 	RNL_USER_PMU		= 1 << 6,	/* a user-mode cycles or instructions */
 	RNL_KERNEL_PMU		= 1 << 7,	/* a kernel-mode one */
+	RNL_IDLE_IRQ		= 1 << 8,
 };
 
 struct rnl_usage {
@@ -36,6 +37,7 @@ struct rnl_usage {
 	__u64 user_cycles, kernel_cycles;
 	__u64 user_instructions, kernel_instructions;
 	__u64 energy, idle_energy;
+	__u64 idle_irq;
 	__u32 inexact, kind;
 };
 

@@ -4,11 +4,16 @@
  *
  * Each test drives threads through work whose nature is known (spinning in
  * user mode, working in syscalls, sleeping) and checks that recount put the
- * time where it belongs. Threads are read while blocked between two pieces of
- * work, so their values are stable.
+ * time where it belongs (a KVM guest's time too, where there is KVM). Threads
+ * are read while blocked between two pieces of work, so their values are
+ * stable.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/kvm.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -315,6 +320,85 @@ TEST_F(recount, start_time)
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, 0, &r));
 	EXPECT_FALSE(r.rec.has_start_time);
 	worker_stop(&w);
+}
+
+/*
+ * A KVM guest of one virtual CPU, in real mode, whose code counts ECX down
+ * from the worker's argument and halts.
+ */
+static struct {
+	int kvm, vm, vcpu;
+	struct kvm_run *run;
+	unsigned char *mem;
+	int exit_reason;
+} guest = { -1, -1, -1 };
+
+static int guest_create(void)
+{
+	struct kvm_userspace_memory_region region = { .guest_phys_addr = 0x1000,
+						       .memory_size = 0x1000 };
+	struct kvm_sregs sregs;
+	int size;
+
+	guest.kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	guest.vm = ioctl(guest.kvm, KVM_CREATE_VM, 0);
+	if (guest.vm < 0)
+		return -1;
+	guest.mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (guest.mem == MAP_FAILED)
+		return -1;
+	region.userspace_addr = (unsigned long)guest.mem;
+	if (ioctl(guest.vm, KVM_SET_USER_MEMORY_REGION, &region))
+		return -1;
+	guest.vcpu = ioctl(guest.vm, KVM_CREATE_VCPU, 0);
+	size = ioctl(guest.kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (guest.vcpu < 0 || size <= 0)
+		return -1;
+	guest.run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, guest.vcpu, 0);
+	if (guest.run == MAP_FAILED || ioctl(guest.vcpu, KVM_GET_SREGS, &sregs))
+		return -1;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	return ioctl(guest.vcpu, KVM_SET_SREGS, &sregs);
+}
+
+/* Run the guest to its halt: mov ecx, arg; 1: dec ecx; jnz 1b; hlt */
+static void work_guest(struct worker *w)
+{
+	const unsigned char code[] = { 0x66, 0xb9, w->arg, w->arg >> 8, w->arg >> 16,
+				       w->arg >> 24, 0x66, 0x49, 0x75, 0xfc, 0xf4 };
+	struct kvm_regs regs = { .rip = 0x1000, .rflags = 2 };
+
+	memcpy(guest.mem, code, sizeof(code));
+	guest.exit_reason = -1;
+	if (ioctl(guest.vcpu, KVM_SET_REGS, &regs))
+		return;
+	do {
+		if (ioctl(guest.vcpu, KVM_RUN, 0) && errno != EINTR)
+			return;
+	} while (guest.run->exit_reason == KVM_EXIT_INTR);
+	guest.exit_reason = guest.run->exit_reason;
+}
+
+/*
+ * The time a KVM virtual CPU spends in guest mode is its thread's user time,
+ * as getrusage() counts it, not kernel time: a thread that runs a guest
+ * loop for a few hundred milliseconds gains user time, and kernel time only
+ * for the exits.
+ */
+TEST_F(recount, kvm_guest_time_is_user_time)
+{
+	unsigned long long wall;
+	struct rnl_usage d;
+
+	if (access("/dev/kvm", R_OK | W_OK))
+		SKIP(return, "no /dev/kvm: no KVM, or no virtualization in this CPU");
+	ASSERT_EQ(0, guest_create()) TH_LOG("creating a guest: %s", strerror(errno));
+	measure_work(_metadata, &self->nl, work_guest, 100000000, &d, &wall);
+	ASSERT_EQ(KVM_EXIT_HLT, guest.exit_reason);
+	EXPECT_GE(d.user, 100 * NSEC_PER_MSEC);
+	EXPECT_GE(d.user, (d.user + d.kernel) * 3 / 4);
+	EXPECT_LE(d.user + d.kernel, wall_bound(wall));
 }
 
 TEST_HARNESS_MAIN
