@@ -267,7 +267,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	} else {
 		/* Interrupts handled while idle: the CPU's kernel time, no thread's. */
 		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
-					    &rc->frac[RECOUNT_LEVEL_KERNEL]);
+					    &rc->frac[RECOUNT_FRAC_IDLE_IRQ]);
 		time[RECOUNT_LEVEL_USER] = 0;
 		time[RECOUNT_LEVEL_KERNEL] = ticks;
 		recount_usage_add_time(&rc->usage, time, recount_energy(rc, ticks, false));
@@ -326,6 +326,17 @@ static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 
 }
 
 /*
+ * Is @p the local CPU's idle task? is_idle_task() is also true of a thread
+ * injecting idle (play_idle_precise()), which idles the CPU only between
+ * recount_idle_enter() and recount_idle_exit(); the flag is tested first,
+ * so other threads pay no more than it.
+ */
+static __always_inline bool recount_is_idle(struct task_struct *p)
+{
+	return is_idle_task(p) && p == idle_task(smp_processor_id());
+}
+
+/*
  * Fold the local CPU's interval in progress, keeping its state; at the
  * tick, check the clock too. Interrupts disabled.
  */
@@ -333,9 +344,14 @@ static void recount_account_current(bool tick)
 {
 	unsigned int state = __this_cpu_read(recount_cpus.state);
 
+	/*
+	 * A thread injecting idle (PF_IDLE, like the idle task) idles the CPU
+	 * only between recount_idle_enter() and recount_idle_exit().
+	 */
 	if (state == RECOUNT_CPU_IDLE_IRQ)
 		recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, tick);
-	else if (state == RECOUNT_CPU_IDLE || is_idle_task(current))
+	else if (state == RECOUNT_CPU_IDLE ||
+		 (state == RECOUNT_CPU_OFF && recount_is_idle(current)))
 		recount_account(NULL, RECOUNT_CPU_IDLE, 0, tick);
 	else
 		recount_account(current, RECOUNT_CPU_RUNNING, 0, tick);
@@ -401,7 +417,7 @@ void __recount_sched_switch(struct task_struct *prev, struct task_struct *next,
 {
 	u64 queued = 0;
 
-	if (is_idle_task(next)) {
+	if (recount_is_idle(next)) {
 		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
 	} else {
 		queued = recount_since(next->recount.queued_at, now);
@@ -410,7 +426,7 @@ void __recount_sched_switch(struct task_struct *prev, struct task_struct *next,
 		if (unlikely(queued && next->recount.released))
 			recount_wait_add(next, RECOUNT_WAIT_QUEUE, queued);
 	}
-	if (preempted && !is_idle_task(prev))
+	if (preempted && !recount_is_idle(prev))
 		__recount_sched_enqueue(prev, now);
 }
 
@@ -494,8 +510,11 @@ void __recount_contention_end(void)
  */
 void __recount_idle_enter(void)
 {
-	/* The idle task's CPU is idle from the switch to it. */
-	if (!is_idle_task(current))
+	/*
+	 * The idle task's CPU is idle from the switch to it; is_idle_task()
+	 * is true of a thread injecting idle too.
+	 */
+	if (!recount_is_idle(current))
 		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
 }
 
@@ -508,7 +527,7 @@ void __recount_idle_exit(void)
 {
 	unsigned long flags;
 
-	if (is_idle_task(current))
+	if (recount_is_idle(current))
 		return;
 	/* The idle loop has interrupts on here; the tick must not nest. */
 	local_irq_save(flags);
@@ -526,16 +545,28 @@ void __recount_idle_irq_enter(void)
 {
 	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
 
+	/* An exception in the middle of an accounting point: leave it be. */
+	if (READ_ONCE(rc->seq.sequence) & 1)
+		return;
 	if (rc->state == RECOUNT_CPU_IDLE_IRQ) {
 		rc->irq_depth++;
 		return;
 	}
 	/*
-	 * A thread injecting idle is charged its interrupts outside its idle
-	 * interval; a CPU whose state is unknown starts accounting here.
+	 * Only on an idle CPU: a thread injecting idle is charged what it
+	 * handles outside its idle interval. A CPU whose state is unknown
+	 * starts accounting here if it runs its idle task.
 	 */
-	if (rc->state != RECOUNT_CPU_IDLE && rc->state != RECOUNT_CPU_OFF)
+	if (rc->state != RECOUNT_CPU_IDLE &&
+	    (rc->state != RECOUNT_CPU_OFF || !recount_is_idle(current)))
 		return;
+	/*
+	 * An unstable sched_clock() stays within a tick of its last update
+	 * until irq_enter() tells it the CPU woke up: tell it now, or most of
+	 * a tickless sleep would read as this interrupt's.
+	 */
+	if (!static_branch_likely(&recount_raw_clock_key))
+		sched_clock_idle_wakeup_event();
 	rc->irq_depth = 1;
 	recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, false);
 }
@@ -549,7 +580,8 @@ void __recount_idle_irq_exit(void)
 {
 	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
 
-	if (rc->state != RECOUNT_CPU_IDLE_IRQ || --rc->irq_depth)
+	if ((READ_ONCE(rc->seq.sequence) & 1) || rc->state != RECOUNT_CPU_IDLE_IRQ ||
+	    --rc->irq_depth)
 		return;
 	recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
 }
@@ -691,7 +723,7 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
 	}
 	if (state == RECOUNT_CPU_IDLE_IRQ) {
 		d->time[RECOUNT_LEVEL_KERNEL] = recount_ticks_to_ns(ticks, factor,
-								    &frac[RECOUNT_LEVEL_KERNEL]);
+								    &frac[RECOUNT_FRAC_IDLE_IRQ]);
 		return state;
 	}
 	recount_split(ticks, recount_ticks_since(READ_ONCE(rc->user),
@@ -839,11 +871,13 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 	if (state == RECOUNT_CPU_IDLE) {
 		cu->idle_time += idle;
 		cu->idle_energy += recount_energy(rc, idle, true);
-	} else if (state == RECOUNT_CPU_RUNNING) {
+	} else if (state == RECOUNT_CPU_RUNNING || state == RECOUNT_CPU_IDLE_IRQ) {
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
 			cu->usage.level[l].time += d.time[l];
 		cu->usage.energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
 						   d.time[RECOUNT_LEVEL_KERNEL], false);
+		if (state == RECOUNT_CPU_IDLE_IRQ)
+			cu->idle_irq_time += d.time[RECOUNT_LEVEL_KERNEL];
 	}
 }
 

@@ -103,9 +103,13 @@ enum recount_cpu_state {
 	RECOUNT_CPU_IDLE_IRQ,
 };
 
-/* The fractions of a nanosecond a CPU carries, per level and for idle. */
+/*
+ * The fractions of a nanosecond a CPU carries, per level, for idle and for
+ * interrupts handled while idle.
+ */
 #define RECOUNT_FRAC_IDLE	RECOUNT_NR_LEVELS
-#define RECOUNT_NR_FRACS	(RECOUNT_NR_LEVELS + 1)
+#define RECOUNT_FRAC_IDLE_IRQ	(RECOUNT_NR_LEVELS + 1)
+#define RECOUNT_NR_FRACS	(RECOUNT_NR_LEVELS + 2)
 
 /**
  * struct recount_cpu - recount's state of a CPU
@@ -119,7 +123,7 @@ enum recount_cpu_state {
  * @user: the user time of its user clock then (bits 63-8 of the word)
  * @factor: nanoseconds per tick of recount_clock(), 32.32 fixed point
  * @frac: fractions of a nanosecond carried to the next accounting point,
- *	2^-32 ns, per level and for idle
+ *	2^-32 ns, per level, for idle and for interrupts while idle
  * @snap: the CPU's PMU counters at its last accounting point
  * @usage: what ran on the CPU, per level
  * @idle_time: time the CPU spent idle, in nanoseconds

@@ -130,7 +130,8 @@ static bool recount_pmu_install(unsigned int cpu)
 		all &= pmu->cycles[l] && pmu->instructions[l];
 		any |= pmu->cycles[l] || pmu->instructions[l];
 	}
-	/* Program order: @cpu's accounting points see the pointers first. */
+	/* @cpu's accounting points see the pointers first. */
+	barrier();
 	WRITE_ONCE(pmu->ready, any);
 	return all;
 }
@@ -155,6 +156,7 @@ static void recount_pmu_uninstall(unsigned int cpu)
 	int l;
 
 	WRITE_ONCE(pmu->ready, false);
+	barrier();
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		recount_pmu_release(&pmu->cycles[l]);
 		recount_pmu_release(&pmu->instructions[l]);

@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -386,6 +387,78 @@ static void recount_test_track_read_race(struct kunit *test)
 	KUNIT_EXPECT_GT(test, retries, 0);
 }
 
+struct recount_test_injection {
+	struct completion done;
+	u64 thread_time;	/* what the thread was charged meanwhile, ns */
+	u64 cpu_idle;		/* the idle time its CPU gained, ns */
+	bool enabled;
+};
+
+static u64 recount_test_self_time(void)
+{
+	struct recount_usage usage[RECOUNT_NR_KINDS];
+	struct recount_runtime runtime;
+	u64 time = 0;
+	int k, l;
+
+	recount_update_current();
+	recount_thread_read(current, usage, &runtime);
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+			time += usage[k].level[l].time;
+	return time;
+}
+
+/* Inject 20 ms of idle on this CPU, as a powerclamp thread does. */
+static int recount_test_injector(void *data)
+{
+	struct recount_test_injection *inj = data;
+	struct recount_cpu_usage a, b;
+	u64 time;
+
+	sched_set_fifo(current);
+	/* Nothing is charged while recount is off: the test would prove nothing. */
+	inj->enabled = recount_enabled();
+	time = recount_test_self_time();
+	recount_cpu_read(raw_smp_processor_id(), &a);
+	play_idle_precise(20 * NSEC_PER_MSEC, U64_MAX);
+	inj->thread_time = recount_test_self_time() - time;
+	recount_cpu_read(raw_smp_processor_id(), &b);
+	inj->cpu_idle = b.idle_time - a.idle_time;
+	complete(&inj->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
+ * the idle task's) idles the CPU: the injected time is the CPU's idle time,
+ * not the injecting thread's kernel time.
+ */
+static void recount_test_idle_injection(struct kunit *test)
+{
+	struct recount_test_injection *inj;
+	struct task_struct *injector;
+
+	inj = kunit_kzalloc(test, sizeof(*inj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, inj);
+	init_completion(&inj->done);
+	injector = kthread_create(recount_test_injector, inj, "recount_kunit_inj");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(injector));
+	kthread_bind(injector, cpumask_last(cpu_online_mask));
+	wake_up_process(injector);
+	wait_for_completion(&inj->done);
+	kthread_stop(injector);
+	if (!inj->enabled)
+		kunit_skip(test, "recount is off (boot with recount=on)");
+
+	kunit_info(test, "20 ms injected: the thread was charged %llu us, its CPU idled %llu us",
+		   inj->thread_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
+	KUNIT_EXPECT_LT(test, inj->thread_time, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GE(test, inj->cpu_idle, 15 * NSEC_PER_MSEC);
+}
+
 static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_user_clock),
 	KUNIT_CASE(recount_test_user_clock_wraps),
@@ -396,6 +469,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_energy_scale),
 	KUNIT_CASE(recount_test_kind_of_capacity),
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
+	KUNIT_CASE(recount_test_idle_injection),
 	{}
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * recount's raw clock on arm64: the generic timer's virtual counter, which
- * the kernel's clocks read too. See include/linux/recount.h.
+ * the kernel's clocks read too, unless KVM may offset it. See
+ * include/linux/recount.h.
  */
 #ifndef __ASM_RECOUNT_H
 #define __ASM_RECOUNT_H
@@ -9,6 +10,7 @@
 #include <linux/percpu.h>
 #include <asm/arch_timer.h>
 #include <asm/sysreg.h>
+#include <asm/virt.h>
 
 /**
  * arch_recount_clock() - read recount's raw clock, at a user/kernel transition
@@ -36,12 +38,18 @@ static __always_inline u64 arch_recount_clock_ordered(void)
  * arch_recount_clock_rate() - the rate of recount's raw clock
  *
  * A CPU whose counter needs an erratum workaround (an out-of-line read)
- * cannot be read in one instruction: then recount reads local_clock().
+ * cannot be read in one instruction: then recount reads local_clock(). So
+ * does a kernel at EL1 with EL2 available (KVM without VHE, protected KVM):
+ * KVM sets CNTVOFF_EL2 to a guest's offset from vcpu_load() to vcpu_put(),
+ * and the virtual counter jumps (the scheduler's clock reads the physical
+ * counter there). At EL2 (VHE), CNTVOFF_EL2 does not apply to the host.
  *
  * Return: ticks per second, or 0 if the counter cannot be recount's clock.
  */
 static inline u64 arch_recount_clock_rate(void)
 {
+	if (is_hyp_mode_available() && !is_kernel_in_hyp_mode())
+		return 0;
 #ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
 	int cpu;
 

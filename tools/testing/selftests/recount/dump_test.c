@@ -9,10 +9,13 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 
 #include "../kselftest_harness.h"
 #include "recount_fixture.h"
+#include "recount_check.h"
 
 #define STABLE 600
 
@@ -454,6 +457,132 @@ static void ignore(const struct rnl_record *rec, void *arg)
 }
 
 /* Bad dump requests fail with their errno and a reason. */
+/*
+ * In a new pid namespace a dump lists that namespace's tasks only, by their
+ * pids there; and the process-scope dump finds the caller's own process as
+ * the sum of its threads, between two dumps of them (nothing of it exited,
+ * its other threads are blocked, and values only grow).
+ */
+struct ns_dump {
+	pid_t want[4];
+	int seen[4], foreign;
+	struct rnl_usage own;
+	bool has_own;
+};
+
+static void ns_record(const struct rnl_record *rec, void *arg)
+{
+	struct ns_dump *d = arg;
+	__u32 id = rec->has_pid ? rec->pid : rec->tgid;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (d->want[i] && id == (__u32)d->want[i]) {
+			d->seen[i]++;
+			break;
+		}
+	}
+	if (i == 4) {
+		d->foreign++;
+		fprintf(stderr, "# a record of %u, not of this pid namespace\n", id);
+	}
+	if (rec->tgid == 1) {
+		rnl_usage_add(&d->own, &rec->usage);
+		d->has_own = true;
+	}
+}
+
+struct ns_thread {
+	int fd;
+	pid_t tid;
+};
+
+static void *ns_block(void *p)
+{
+	struct ns_thread *t = p;
+
+	__atomic_store_n(&t->tid, sys_gettid(), __ATOMIC_RELEASE);
+	return block(&t->fd);
+}
+
+static int ns_dumps(void)
+{
+	struct ns_thread nt[2];
+	struct ns_dump threads_before = {}, procs = {}, threads_after = {};
+	int fds[2], intr, multi, i;
+	struct rnl_reply r;
+	pthread_t th[2];
+	struct rnl nl;
+	pid_t child;
+
+	if (getpid() != 1 || pipe(fds) || rnl_open(&nl))
+		return 10;
+	for (i = 0; i < 2; i++) {
+		nt[i].fd = fds[0];
+		nt[i].tid = 0;
+		if (pthread_create(&th[i], NULL, ns_block, &nt[i]))
+			return 11;
+	}
+	child = fork();
+	if (child < 0)
+		return 12;
+	if (child == 0) {
+		close(fds[1]);
+		block(&fds[0]);
+		_exit(0);
+	}
+	spin_user(20 * NSEC_PER_MSEC);
+	/* The tasks of the namespace: this process, its two threads, the child. */
+	threads_before.want[0] = 1;
+	threads_before.want[1] = child;
+	for (i = 0; i < 2; i++) {
+		while (!__atomic_load_n(&nt[i].tid, __ATOMIC_ACQUIRE))
+			sleep_ns(NSEC_PER_MSEC);
+		threads_before.want[2 + i] = nt[i].tid;
+	}
+	threads_after = threads_before;
+	procs.want[0] = 1;
+	procs.want[1] = child;
+	if (rnl_dump(&nl, RECOUNT_SCOPE_THREADS, 0, ns_record, &threads_before, &intr, &multi,
+		     &r) ||
+	    rnl_dump(&nl, RECOUNT_SCOPE_PROCESSES, 0, ns_record, &procs, &intr, &multi, &r) ||
+	    rnl_dump(&nl, RECOUNT_SCOPE_THREADS, 0, ns_record, &threads_after, &intr, &multi, &r))
+		return 13;
+	close(fds[1]);
+	waitpid(child, NULL, 0);
+	if (threads_before.foreign || procs.foreign || threads_after.foreign)
+		return 14;
+	for (i = 0; i < 4; i++)
+		if (threads_before.seen[i] != 1 || threads_after.seen[i] != 1 ||
+		    (i < 2 && procs.seen[i] != 1))
+			return 20 + i;
+	if (!procs.has_own || rnl_usage_exceeds(&threads_before.own, &procs.own) ||
+	    rnl_usage_exceeds(&procs.own, &threads_after.own)) {
+		fprintf(stderr, "# process %llu/%llu, threads %llu/%llu before, %llu/%llu after\n",
+			procs.own.user, procs.own.kernel, threads_before.own.user,
+			threads_before.own.kernel, threads_after.own.user,
+			threads_after.own.kernel);
+		return 15;
+	}
+	return 0;
+}
+
+TEST_F(dump, in_a_pid_namespace_lists_that_namespace)
+{
+	int status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n): %s", strerror(errno));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(ns_dumps());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F(dump, bad_requests)
 {
 	int intr, not_multi;

@@ -16,6 +16,7 @@
 
 #include "../kselftest_harness.h"
 #include "recount_fixture.h"
+#include "recount_check.h"
 
 static char all_cpus[32];
 
@@ -65,12 +66,17 @@ static void *read_then_exit(void *p)
 /*
  * A listener of every CPU gets one record per thread of an exiting process,
  * and one for the process, each at least what the thread last read of
- * itself before it exited.
+ * itself before it exited. The process's record is its threads': their user
+ * time exactly (a thread's ends before do_exit() takes its record), the rest
+ * at least theirs, and its kernel time at most theirs plus what each ran of
+ * its exit after its record.
  */
 TEST_F(recount, records_for_every_thread_and_the_process)
 {
 	int threads = 0, processes = 0, matched = 0, i;
-	struct rnl_record rec;
+	struct rnl_usage sum = {};
+	struct rnl_runtime waits = {};
+	struct rnl_record rec, proc = {};
 	struct rnl_reply r;
 	pthread_t th[THREADS];
 	struct rnl listener;
@@ -103,11 +109,16 @@ TEST_F(recount, records_for_every_thread_and_the_process)
 		EXPECT_GT(rec.exit_time, 0);
 		if (!rec.has_pid) {
 			processes++;
+			proc = rec;
 			EXPECT_EQ(7 << 8, rec.exit_code);
 			EXPECT_TRUE(rec.has_exited);
 			continue;
 		}
 		threads++;
+		rnl_usage_add(&sum, &rec.usage);
+		waits.queue += rec.runtime.queue;
+		waits.fault += rec.runtime.fault;
+		waits.lock += rec.runtime.lock;
 		for (i = 0; i <= THREADS; i++) {
 			if (shared[i].tid != (pid_t)rec.pid)
 				continue;
@@ -121,6 +132,16 @@ TEST_F(recount, records_for_every_thread_and_the_process)
 	EXPECT_EQ(THREADS + 1, threads);
 	EXPECT_EQ(THREADS + 1, matched);
 	EXPECT_EQ(1, processes);
+
+	TH_LOG("process: user %llu us, kernel %llu us; its threads' records: %llu us, %llu us",
+	       proc.usage.user / 1000, proc.usage.kernel / 1000, sum.user / 1000,
+	       sum.kernel / 1000);
+	EXPECT_EQ(sum.user, proc.usage.user);
+	EXPECT_HOLDS(rnl_usage_exceeds(&sum, &proc.usage));
+	EXPECT_LE(proc.usage.kernel, sum.kernel + (THREADS + 1) * 5 * NSEC_PER_MSEC);
+	EXPECT_GE(proc.runtime.queue, waits.queue);
+	EXPECT_GE(proc.runtime.fault, waits.fault);
+	EXPECT_GE(proc.runtime.lock, waits.lock);
 }
 
 static void *exit_on(void *p)
@@ -341,12 +362,19 @@ static int stay_root(void)
 	return 0;
 }
 
+/* Become nobody and non-dumpable: a process /proc reads to no one else. */
+static int become_nondumpable_nobody(void)
+{
+	return become_nobody() || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
 /*
  * A listener of every CPU, as nobody, counts in @seen the records of two
  * processes that exit once it listens, each after @become[i]() succeeded.
+ * With @registered_as_root, it registered as root and became nobody after.
  */
-static void listen_as_nobody(struct __test_metadata *_metadata, int (*const become[2])(void),
-			     long seen[2])
+static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(void),
+		      long seen[2], bool registered_as_root)
 {
 	int to_listener[2], from_listener[2], status, i;
 	pid_t listener, pids[2];
@@ -359,7 +387,9 @@ static void listen_as_nobody(struct __test_metadata *_metadata, int (*const beco
 		struct rnl_reply r;
 		struct rnl nl;
 
-		if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r) ||
+		if ((!registered_as_root && become_nobody()) || rnl_open(&nl) ||
+		    rnl_listen(&nl, true, every_cpu(), &r) ||
+		    (registered_as_root && become_nobody()) ||
 		    write(from_listener[1], "r", 1) != 1 ||
 		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
 			_exit(1);
@@ -391,7 +421,7 @@ TEST_F(recount, unprivileged_listener_sees_only_its_own)
 	static int (*const become[2])(void) = { become_nobody, stay_root };
 	long seen[2];
 
-	listen_as_nobody(_metadata, become, seen);
+	listen_as(_metadata, become, seen, false);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
 }
@@ -406,9 +436,40 @@ TEST_F(recount, listener_follows_capability_rule)
 	static int (*const become[2])(void) = { become_nobody, become_capable_nobody };
 	long seen[2];
 
-	listen_as_nobody(_metadata, become, seen);
+	listen_as(_metadata, become, seen, false);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
+}
+
+/*
+ * And its dumpability rule: of two processes of its own user, it gets the
+ * records of the dumpable one, none of the one that made itself
+ * non-dumpable, whose /proc files it cannot read either.
+ */
+TEST_F(recount, listener_follows_dumpability)
+{
+	static int (*const become[2])(void) = { become_nobody, become_nondumpable_nobody };
+	long seen[2];
+
+	listen_as(_metadata, become, seen, false);
+	EXPECT_EQ(2, seen[0]);
+	EXPECT_EQ(0, seen[1]);
+}
+
+/*
+ * A listener is judged by the credentials it registered with, as an open
+ * file is by those it was opened with: registered as root, it still gets
+ * root's records once its process has become nobody (which, registering
+ * then, would get none: unprivileged_listener_sees_only_its_own).
+ */
+TEST_F(recount, listener_keeps_the_credentials_it_registered_with)
+{
+	static int (*const become[2])(void) = { become_nobody, stay_root };
+	long seen[2];
+
+	listen_as(_metadata, become, seen, true);
+	EXPECT_EQ(2, seen[0]);
+	EXPECT_EQ(2, seen[1]);
 }
 
 #ifndef __NR_landlock_create_ruleset

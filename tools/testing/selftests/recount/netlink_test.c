@@ -4,7 +4,11 @@
  * read what.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <linux/genetlink.h>
@@ -288,6 +292,120 @@ TEST_F(recount, pid_namespace)
 	ASSERT_GE(pid, 0);
 	if (pid == 0)
 		_exit(pidns_reads(&outside));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * A process of the caller's own user that made itself non-dumpable is read
+ * as /proc reads it (its maps, which PTRACE_MODE_READ guards): not at all
+ * without CAP_SYS_PTRACE. Its dumpable sibling is read.
+ */
+/* A child that blocks until @go is closed, once it is (non-)dumpable. */
+static pid_t blocked_child(const int go[2], const int ready[2], bool dumpable)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		close(go[1]);
+		if (!dumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid > 0 && read(ready[0], &c, 1) != 1)
+		return -1;
+	return pid;
+}
+
+/* 0 if /proc lets the caller read @pid's maps; else -errno. */
+static int proc_reads(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int nobody_reads_nondumpable(void *arg)
+{
+	int go[2], ready[2], ret = 0;
+	pid_t dumpable, hidden;
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (pipe(go) || pipe(ready) || rnl_open(&nl))
+		return 1;
+	dumpable = blocked_child(go, ready, true);
+	hidden = blocked_child(go, ready, false);
+	if (dumpable < 0 || hidden < 0)
+		return 2;
+	if (proc_reads(dumpable) || proc_reads(hidden) != -EACCES)
+		ret = 3;
+	else if (rnl_get(&nl, RECOUNT_A_PID, dumpable, &r) ||
+		 rnl_get(&nl, RECOUNT_A_TGID, dumpable, &r))
+		ret = 4;
+	else if (rnl_get(&nl, RECOUNT_A_PID, hidden, &r) != -EACCES ||
+		 rnl_get(&nl, RECOUNT_A_TGID, hidden, &r) != -EACCES)
+		ret = 5;
+	close(go[1]);
+	waitpid(dumpable, NULL, 0);
+	waitpid(hidden, NULL, 0);
+	return ret;
+}
+
+TEST_F(recount, nondumpable_process_is_not_read)
+{
+	EXPECT_EQ(0, as_nobody(nobody_reads_nondumpable, NULL));
+}
+
+/*
+ * CAP_SYS_PTRACE alone is what ptrace and /proc ask to read another user's
+ * task: nobody holding only it reads init, as it reads init's maps.
+ */
+static int ptracer_reads(void *arg)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) || setgid(65534) ||
+	    setuid(65534))
+		return 1;
+	data[0].permitted = 1U << CAP_SYS_PTRACE;
+	data[0].effective = data[0].permitted;
+	if (syscall(SYS_capset, &hdr, data) || rnl_open(&nl))
+		return 2;
+	if (proc_reads(1))
+		return 3;
+	if (rnl_get(&nl, RECOUNT_A_PID, 1, &r) || rnl_get(&nl, RECOUNT_A_TGID, 1, &r))
+		return 4;
+	/* Without it, neither. */
+	data[0].effective = 0;
+	if (syscall(SYS_capset, &hdr, data))
+		return 5;
+	if (proc_reads(1) != -EACCES || rnl_get(&nl, RECOUNT_A_PID, 1, &r) != -EACCES)
+		return 6;
+	return 0;
+}
+
+TEST_F(recount, cap_sys_ptrace_alone_reads_others)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(ptracer_reads(NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
