@@ -16,6 +16,7 @@
  * with local_clock(), from a work item, as the tick cannot.
  */
 
+#include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/math64.h>
 #include <linux/time64.h>
@@ -24,6 +25,7 @@
 #include "internal.h"
 
 DEFINE_STATIC_KEY_FALSE(recount_raw_clock_key);
+EXPORT_SYMBOL_GPL(recount_raw_clock_key);
 
 /* The raw clock's rate in use, ticks per second, or 0 for local_clock(). */
 static u64 recount_clock_rate;

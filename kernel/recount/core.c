@@ -80,10 +80,12 @@
  *   goes back (see recount_cpu_read()).
  */
 
+#include <kunit/visibility.h>
 #include <linux/capability.h>
 #include <linux/cleanup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/export.h>
 #include <linux/init.h>
 #include <linux/kstrtox.h>
 #include <linux/lockdep.h>
@@ -102,11 +104,14 @@
 
 #include "internal.h"
 
+/* KVM's guest entry and exit test it, in a module (linux/kvm_host.h). */
 DEFINE_STATIC_KEY_FALSE(recount_enabled_key);
+EXPORT_SYMBOL_GPL(recount_enabled_key);
 
 DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
 
 DEFINE_PER_CPU(u64, recount_user_clock);
+EXPORT_PER_CPU_SYMBOL_GPL(recount_user_clock);
 
 /* The energy the CPU used over an interval of @time ns, busy or @idle. */
 static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time,
@@ -328,12 +333,11 @@ static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 
 /*
  * Is @p the local CPU's idle task? is_idle_task() is also true of a thread
  * injecting idle (play_idle_precise()), which idles the CPU only between
- * recount_idle_enter() and recount_idle_exit(); the flag is tested first,
- * so other threads pay no more than it.
+ * recount_idle_enter() and recount_idle_exit(). Idle tasks alone have pid 0.
  */
 static __always_inline bool recount_is_idle(struct task_struct *p)
 {
-	return is_idle_task(p) && p == idle_task(smp_processor_id());
+	return is_idle_task(p) && !p->pid;
 }
 
 /*
@@ -612,6 +616,7 @@ void recount_update_current(void)
 		recount_account_current(false);
 	local_irq_restore(flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_update_current);
 
 /**
  * recount_thread_exit() - an exiting thread leaves its process's live threads
@@ -776,6 +781,7 @@ void recount_thread_read(struct task_struct *t,
 	usage[kind].energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
 					     d.time[RECOUNT_LEVEL_KERNEL], false);
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_thread_read);
 
 /**
  * recount_process_read() - read what a process consumed and waited for
@@ -880,6 +886,7 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 			cu->idle_irq_time += d.time[RECOUNT_LEVEL_KERNEL];
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_cpu_read);
 
 /**
  * recount_metrics_supported() - which metrics recount counts

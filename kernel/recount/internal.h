@@ -113,7 +113,8 @@ enum recount_cpu_state {
 
 /**
  * struct recount_cpu - recount's state of a CPU
- * @seq: sequence count covering all fields but @kind
+ * @seq: sequence count covering all fields but @kind and @irq_depth (which
+ *	only the CPU itself reads)
  * @state: what the CPU has been doing since @at, an enum recount_cpu_state
  * @irq_depth: how deep interrupts nest, while RECOUNT_CPU_IDLE_IRQ
  * @kind: the CPU's kind, an enum recount_kind, set before recount runs

@@ -238,7 +238,15 @@ recount_exit_records_for(struct recount_exit_records *recs, int *n,
 	r->ns = l->pid_ns;
 	r->withheld = l->withheld;
 	r->msg[0] = recount_exit_build(r, t, false, now);
-	r->msg[1] = group_dead ? recount_exit_build(r, t, true, now) : NULL;
+	r->msg[1] = NULL;
+	if (group_dead) {
+		/*
+		 * The thread's record counted it up to now; its process, which
+		 * it has left, counts what was charged: charge it first.
+		 */
+		recount_update_current();
+		r->msg[1] = recount_exit_build(r, t, true, now);
+	}
 	return r;
 }
 

@@ -417,9 +417,9 @@ static int recount_test_injector(void *data)
 	u64 time;
 
 	sched_set_fifo(current);
-	/* Nothing is charged while recount is off: the test would prove nothing. */
-	inj->enabled = recount_enabled();
 	time = recount_test_self_time();
+	/* This thread has run: it has time unless recount is off. */
+	inj->enabled = time;
 	recount_cpu_read(raw_smp_processor_id(), &a);
 	play_idle_precise(20 * NSEC_PER_MSEC, U64_MAX);
 	inj->thread_time = recount_test_self_time() - time;

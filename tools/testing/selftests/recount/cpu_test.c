@@ -139,7 +139,8 @@ TEST_F(recount, idle_cpu_interrupts_are_its_kernel_time)
 	TH_LOG("cpu %d: kernel %llu us, of which interrupts while idle %llu us; "
 	       "thread kernel %llu us", cpu, kernel / 1000, irq / 1000,
 	       (tb.usage.kernel - ta.usage.kernel) / 1000);
-	EXPECT_GE(irq, 200 * 100ULL);
+	/* At least a microsecond per wakeup (5 us on arm64 QEMU, 45 us on x86 TCG). */
+	EXPECT_GE(irq, 200 * 1000ULL);
 	EXPECT_GE(kernel, irq + tb.usage.kernel - ta.usage.kernel);
 }
 

@@ -371,14 +371,16 @@ static pid_t kthread_pid(const char *name)
 TEST_F(recount, hotplug_loses_no_counts)
 {
 	static const char *const kthreads[] = { "cpuhp/%d", "ksoftirqd/%d", "migration/%d" };
-	int ncpus = get_nprocs_conf(), cpu, round, k;
-	struct rnl_record rec;
+	int ncpus = get_nprocs_conf(), cpu, round, k, err = 0;
+	/* The inexact flags of each CPU and of its kernel threads, before */
+	__u32 before[MAX_CPUS][4];
+	pid_t pids[MAX_CPUS][3];
 	struct rnl_reply r;
 	char name[32];
-	pid_t pid;
 
 	if (ncpus < 2)
 		SKIP(return, "one CPU: nothing to take offline");
+	ASSERT_LE(ncpus, MAX_CPUS);
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
 		     strerror(errno));
@@ -386,25 +388,41 @@ TEST_F(recount, hotplug_loses_no_counts)
 	if (!(r.rec.metrics & RECOUNT_METRIC_CYCLES))
 		SKIP(return, "no PMU counters: cycles and instructions are unsupported here");
 
-	for (round = 0; round < 3; round++) {
-		for (cpu = 1; cpu < ncpus; cpu++) {
-			ASSERT_EQ(0, set_online(cpu, false));
+	/* Flags are sticky: what was inexact before is not this test's. */
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, cpu, &r)) TH_LOG("%s", r.extack);
+		before[cpu][0] = r.rec.usage.inexact;
+		for (k = 0; k < 3; k++) {
+			snprintf(name, sizeof(name), kthreads[k], cpu);
+			pids[cpu][k] = kthread_pid(name);
+			before[cpu][k + 1] = 0;
+			if (pids[cpu][k] && !rnl_get(&self->nl, RECOUNT_A_PID, pids[cpu][k], &r))
+				before[cpu][k + 1] = r.rec.usage.inexact;
+		}
+	}
+	for (round = 0; round < 3 && !err; round++) {
+		for (cpu = 1; cpu < ncpus && !err; cpu++) {
+			err = set_online(cpu, false);
 			sleep_ns(10 * NSEC_PER_MSEC);
-			ASSERT_EQ(0, set_online(cpu, true));
+			err = set_online(cpu, true) ?: err;
 			sleep_ns(10 * NSEC_PER_MSEC);
 		}
 	}
+	for (cpu = 1; cpu < ncpus; cpu++)
+		set_online(cpu, true);
+	ASSERT_EQ(0, err) TH_LOG("taking a CPU offline and back: %s", strerror(-err));
+
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		GET(RECOUNT_A_CPU, cpu, &rec);
-		EXPECT_EQ(0, rec.usage.inexact) TH_LOG("cpu %d", cpu);
+		ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, cpu, &r)) TH_LOG("%s", r.extack);
+		EXPECT_EQ(before[cpu][0], r.rec.usage.inexact) TH_LOG("cpu %d", cpu);
 		for (k = 0; k < 3; k++) {
-			snprintf(name, sizeof(name), kthreads[k], cpu);
-			pid = kthread_pid(name);
-			if (!pid)
+			if (!pids[cpu][k])
 				continue;
-			ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, pid, &r))
+			snprintf(name, sizeof(name), kthreads[k], cpu);
+			ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, pids[cpu][k], &r))
 				TH_LOG("%s: %s", name, r.extack);
-			EXPECT_EQ(0, r.rec.usage.inexact) TH_LOG("%s (pid %d)", name, pid);
+			EXPECT_EQ(before[cpu][k + 1], r.rec.usage.inexact)
+				TH_LOG("%s (pid %d)", name, pids[cpu][k]);
 		}
 	}
 }
