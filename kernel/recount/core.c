@@ -173,11 +173,10 @@ static bool recount_may_start;
 /*
  * The counters' part of an accounting point, where recount uses the PMU:
  * read them, and add what they counted since the CPU's last accounting
- * point to @prev and the CPU, or to the CPU alone if it handled interrupts
- * while idle (or drop it, if the CPU idled or starts).
+ * point to @prev and the CPU (or drop it, if the CPU idled or starts).
  */
 static noinline void recount_account_counts(struct recount_cpu *rc,
-					    struct task_struct *prev, unsigned int prev_state)
+					    struct task_struct *prev, bool start)
 {
 	struct recount_delta d;
 	struct recount_snap snap;
@@ -185,16 +184,25 @@ static noinline void recount_account_counts(struct recount_cpu *rc,
 	snap.tried = 0;
 	snap.valid = 0;
 	recount_pmu_read(&snap);
-	if (prev || prev_state == RECOUNT_CPU_IDLE_IRQ) {
+	if (!start && prev) {
 		recount_counts_delta(&rc->snap, &snap, &d);
 		recount_usage_add_counts(&rc->usage, &d);
-	}
-	if (prev) {
 		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
 		if (unlikely(prev->recount.released))
 			recount_exited_add(prev, rc->kind, NULL, 0, &d, 0, 0);
 	}
 	rc->snap = snap;
+}
+
+/*
+ * An interrupt on an idle CPU reads no counter, going in, at its ticks or
+ * going out: what the PMU counts meanwhile is dropped with the idle loop's,
+ * and an idle wakeup does not pay eight counter reads.
+ */
+static __always_inline bool recount_reads_counters(unsigned int prev_state, unsigned int state)
+{
+	return state != RECOUNT_CPU_IDLE_IRQ &&
+	       (prev_state != RECOUNT_CPU_IDLE_IRQ || state != RECOUNT_CPU_IDLE);
 }
 
 /*
@@ -240,8 +248,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	if (next && !next_same_cpu)
 		raw_write_seqcount_begin(&next->recount.seq);
 
-	if (static_branch_unlikely(&recount_pmu_key))
-		recount_account_counts(rc, prev, prev_state);
+	if (static_branch_unlikely(&recount_pmu_key) && recount_reads_counters(prev_state, state))
+		recount_account_counts(rc, prev, prev_state == RECOUNT_CPU_OFF);
 	now = recount_clock();
 	word = __this_cpu_read(recount_user_clock) >> RECOUNT_USER_CLOCK_SHIFT;
 
