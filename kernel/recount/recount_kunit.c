@@ -455,7 +455,11 @@ static void recount_test_idle_injection(struct kunit *test)
 
 	kunit_info(test, "20 ms injected: the thread was charged %llu us, its CPU idled %llu us",
 		   inj->thread_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
-	KUNIT_EXPECT_LT(test, inj->thread_time, 5 * NSEC_PER_MSEC);
+	/*
+	 * Most of the 20 ms is idle, not the thread's: its own work around
+	 * the injection takes a millisecond, five on a KCSAN kernel.
+	 */
+	KUNIT_EXPECT_LT(test, inj->thread_time, 10 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_GE(test, inj->cpu_idle, 15 * NSEC_PER_MSEC);
 }
 
