@@ -30,6 +30,20 @@ static int sample_cpu(struct rnl *nl, int cpu, struct cpu_sample *s)
 	return err;
 }
 
+/*
+ * Run @w once; read it, at rest, and @cpu before (@ta, @a) and after (@tb,
+ * @b). Returns 0, or -1 if a read or the run failed.
+ */
+static int run_between_samples(struct rnl *nl, struct worker *w, int cpu,
+			       struct rnl_record *ta, struct cpu_sample *a,
+			       struct rnl_record *tb, struct cpu_sample *b)
+{
+	if (wait_at_rest(nl, w->tid, ta) || sample_cpu(nl, cpu, a) || worker_run(w) ||
+	    wait_at_rest(nl, w->tid, tb) || sample_cpu(nl, cpu, b))
+		return -1;
+	return 0;
+}
+
 static unsigned long long cpu_sum(const struct rnl_record *r)
 {
 	return r->usage.user + r->usage.kernel + r->usage.idle;
@@ -85,11 +99,7 @@ TEST_F(recount, pinned_thread_charges_its_cpu)
 	struct worker w;
 
 	ASSERT_EQ(0, worker_start(&w, work_spin_user, 400 * NSEC_PER_MSEC, cpu));
-	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &ta));
-	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a));
-	ASSERT_EQ(0, worker_run(&w));
-	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &tb));
-	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
+	ASSERT_EQ(0, run_between_samples(&self->nl, &w, cpu, &ta, &a, &tb, &b));
 	worker_stop(&w);
 
 	/*
@@ -126,11 +136,7 @@ TEST_F(recount, idle_cpu_interrupts_are_its_kernel_time)
 	struct worker w;
 
 	ASSERT_EQ(0, worker_start(&w, work_naps, 200, cpu));
-	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &ta));
-	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &a));
-	ASSERT_EQ(0, worker_run(&w));
-	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &tb));
-	ASSERT_EQ(0, sample_cpu(&self->nl, cpu, &b));
+	ASSERT_EQ(0, run_between_samples(&self->nl, &w, cpu, &ta, &a, &tb, &b));
 	worker_stop(&w);
 
 	ASSERT_TRUE(b.rec.usage.has & RNL_IDLE_IRQ);

@@ -27,6 +27,21 @@
 #define WORKERS		6
 #define MAX_CPUS	64
 
+/* Why no CPU can go offline here, or NULL. */
+static const char *no_hotplug(int ncpus)
+{
+	static char why[128];
+
+	if (ncpus < 2)
+		return "one CPU: nothing to take offline";
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK)) {
+		snprintf(why, sizeof(why), "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
+			 strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
 static int set_online(int cpu, bool on)
 {
 	char path[64];
@@ -163,12 +178,9 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 	char c, mask[16];
 	pid_t child;
 
-	if (ncpus < 2)
-		SKIP(return, "one CPU: nothing to take offline");
+	if (no_hotplug(ncpus))
+		SKIP(return, "%s", no_hotplug(ncpus));
 	ASSERT_LE(ncpus, MAX_CPUS);
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
-		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
-		     strerror(errno));
 
 	/* Exit records of the child's threads, none lost. */
 	ASSERT_EQ(0, rnl_open(&ls));
@@ -302,11 +314,8 @@ TEST_F(recount, cpus_count_again_once_back)
 	struct rnl_record rec;
 	struct worker w;
 
-	if (ncpus < 2)
-		SKIP(return, "one CPU: nothing to take offline");
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
-		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
-		     strerror(errno));
+	if (no_hotplug(ncpus))
+		SKIP(return, "%s", no_hotplug(ncpus));
 	for (cpu = 1; cpu < ncpus; cpu++) {
 		ASSERT_EQ(0, set_online(cpu, false));
 		sleep_ns(20 * NSEC_PER_MSEC);
@@ -378,12 +387,9 @@ TEST_F(recount, hotplug_loses_no_counts)
 	struct rnl_reply r;
 	char name[32];
 
-	if (ncpus < 2)
-		SKIP(return, "one CPU: nothing to take offline");
+	if (no_hotplug(ncpus))
+		SKIP(return, "%s", no_hotplug(ncpus));
 	ASSERT_LE(ncpus, MAX_CPUS);
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
-		SKIP(return, "CPU 1 cannot go offline (CONFIG_HOTPLUG_CPU=n?): %s",
-		     strerror(errno));
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_CPU, 0, &r)) TH_LOG("%s", r.extack);
 	if (!(r.rec.metrics & RECOUNT_METRIC_CYCLES))
 		SKIP(return, "no PMU counters: cycles and instructions are unsupported here");
