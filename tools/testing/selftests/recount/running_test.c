@@ -68,6 +68,35 @@ static int worker_wait(struct worker *w)
 	return read(w->done[0], &c, 1) == 1 ? 0 : -1;
 }
 
+/* Set to end the workers below: a spin of fixed length can end before the last read. */
+static int spinner_stop;
+
+static bool spinning(void)
+{
+	return !__atomic_load_n(&spinner_stop, __ATOMIC_RELAXED);
+}
+
+static void spinners_stop(void)
+{
+	__atomic_store_n(&spinner_stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Spin in user mode until told to stop. */
+static void work_spin_until_stopped(struct worker *w)
+{
+	while (spinning())
+		spin_user(NSEC_PER_MSEC);
+}
+
+/* Spin in user mode and in syscalls by turns, so reads fall in both. */
+static void work_mixed_until_stopped(struct worker *w)
+{
+	while (spinning()) {
+		spin_user(200 * 1000);
+		spin_kernel(200 * 1000);
+	}
+}
+
 /*
  * A thread spins in user mode on a nohz_full CPU; read from CPU 0 every
  * 100 ms, it grows by the time between the reads, +-5%, all of it user time.
@@ -83,8 +112,8 @@ TEST_F(recount, spinner_on_nohz_full_cpu_is_current)
 	if (cpu < 0)
 		SKIP(return, "no nohz_full CPU (boot with nohz_full=, CONFIG_NO_HZ_FULL)");
 	ASSERT_EQ(0, pin_self(0));
-	ASSERT_EQ(0, worker_start(&w, work_spin_user,
-				  (NR_READS + 3) * READ_EVERY_NS, cpu));
+	spinner_stop = 0;
+	ASSERT_EQ(0, worker_start(&w, work_spin_until_stopped, 0, cpu));
 	ASSERT_EQ(0, worker_kick(&w));
 	sleep_ns(READ_EVERY_NS);
 	for (i = 0; i < NR_READS; i++) {
@@ -94,6 +123,7 @@ TEST_F(recount, spinner_on_nohz_full_cpu_is_current)
 		if (i + 1 < NR_READS)
 			sleep_ns(READ_EVERY_NS);
 	}
+	spinners_stop();
 	ASSERT_EQ(0, worker_wait(&w));
 	worker_stop(&w);
 
@@ -112,17 +142,6 @@ TEST_F(recount, spinner_on_nohz_full_cpu_is_current)
 		EXPECT_GE(grown, lo - lo / 20);
 		EXPECT_LE(grown, hi + hi / 20);
 		EXPECT_GE(user, grown * 9 / 10);
-	}
-}
-
-/* Spin in user mode and in syscalls by turns, so reads fall in both. */
-static void work_mixed(struct worker *w)
-{
-	unsigned long long end = now_ns() + w->arg;
-
-	while (now_ns() < end) {
-		spin_user(200 * 1000);
-		spin_kernel(200 * 1000);
 	}
 }
 
@@ -151,7 +170,8 @@ TEST_F(recount, busy_thread_reads_never_go_back)
 	if (cpu < 0)
 		cpu = get_nprocs() > 1 ? 1 : 0;
 	ASSERT_EQ(0, pin_self(0));
-	ASSERT_EQ(0, worker_start(&w, work_mixed, 1500 * NSEC_PER_MSEC, cpu));
+	spinner_stop = 0;
+	ASSERT_EQ(0, worker_start(&w, work_mixed_until_stopped, 0, cpu));
 	ASSERT_EQ(0, worker_kick(&w));
 	/* From the moment the worker runs. */
 	GET(RECOUNT_A_PID, w.tid, &thread[0]);
@@ -180,6 +200,7 @@ TEST_F(recount, busy_thread_reads_never_go_back)
 		cpu_rec[0] = cpu_rec[1];
 		n++;
 	}
+	spinners_stop();
 	ASSERT_EQ(0, worker_wait(&w));
 	worker_stop(&w);
 	TH_LOG("%d reads of each, the thread grew at %d", n, grew);

@@ -394,7 +394,9 @@ static void work_guest(struct worker *w)
  * The time a KVM virtual CPU spends in guest mode is its thread's user time,
  * as getrusage() counts it, not kernel time: a thread that runs a guest
  * loop for 300 ms of its CPU time gains user time, and kernel time only for
- * the entries and exits.
+ * the entries and exits. Those cost 7% of the time on the test kernel and
+ * 26% on the debug kernel (KASAN, lockdep); guest mode charged to the kernel
+ * leaves the thread no user time at all.
  */
 TEST_F(recount, kvm_guest_time_is_user_time)
 {
@@ -410,8 +412,8 @@ TEST_F(recount, kvm_guest_time_is_user_time)
 	measure_work(_metadata, &self->nl, work_guest, 300 * NSEC_PER_MSEC, &d, &wall);
 	ASSERT_EQ(KVM_EXIT_HLT, guest.exit_reason);
 	TH_LOG("%d runs of the guest", guest.runs);
-	EXPECT_GE(d.user, 200 * NSEC_PER_MSEC);
-	EXPECT_GE(d.user, (d.user + d.kernel) * 3 / 4);
+	EXPECT_GE(d.user, 150 * NSEC_PER_MSEC);
+	EXPECT_GE(d.user, (d.user + d.kernel) / 2);
 	EXPECT_LE(d.user + d.kernel, wall_bound(wall));
 #endif
 }
