@@ -166,7 +166,9 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 {
 	int ncpus = get_nprocs_conf(), go[2], done[2], intr, multi, i, cpu, err = 0;
 	unsigned long long offline[MAX_CPUS] = {}, t0, t1, elapsed;
-	struct cpu_sums before = {}, after = {};
+	struct cpu_sums before = {}, after = {}, at_off = {}, at_on = {};
+	__u64 grew_offline[MAX_CPUS] = {};
+	int read_err = 0;
 	struct rnl_record proc, main_thr, rec;
 	struct rnl_usage records = {}, live_and_exited;
 	struct child_ctl *ctl;
@@ -218,7 +220,12 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 				break;
 			}
 			off = now_ns();
+			read_err |= rnl_get(&self->nl, RECOUNT_A_CPU, cpu, &r);
+			sum_cpu(&r.rec, &at_off);
 			sleep_ns(30 * NSEC_PER_MSEC);
+			read_err |= rnl_get(&self->nl, RECOUNT_A_CPU, cpu, &r);
+			sum_cpu(&r.rec, &at_on);
+			grew_offline[cpu] += at_on.time[cpu] - at_off.time[cpu];
 			offline[cpu] += now_ns() - off;
 			err = set_online(cpu, true);
 			if (err)
@@ -229,6 +236,7 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 	for (cpu = 1; cpu < ncpus; cpu++)
 		set_online(cpu, true);
 	ASSERT_EQ(0, err) TH_LOG("cpu %d: %s", bad_cpu, strerror(-err));
+	ASSERT_EQ(0, read_err) TH_LOG("reading an offline CPU failed");
 
 	atomic_store(&rd->stop, 1);
 	pthread_join(rd->thread, NULL);
@@ -271,18 +279,22 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 	EXPECT_GE(records.user, 100 * NSEC_PER_MSEC);
 
 	/*
-	 * Per CPU: user + kernel + idle grew by no more than the time the CPU
-	 * was not known to be offline from before the first read to after the
-	 * last (within 2%, plus a tick: a running CPU's values are as of its
-	 * last accounting point, up to a tick before the first read).
+	 * Per CPU: user + kernel + idle did not grow at all while the CPU was
+	 * offline, read right after it went and right before it came back;
+	 * and over the whole run grew by no more than the time the CPU was not
+	 * known to be offline from before the first read to after the last
+	 * (within 2%, plus a tick: a running CPU's values are as of its last
+	 * accounting point, up to a tick before the first read).
 	 */
 	elapsed = t1 - t0;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		__u64 grew = after.time[cpu] - before.time[cpu];
 		__u64 on = elapsed - offline[cpu];
 
-		TH_LOG("cpu %d: %llu ms of %llu ms online at most, %llu ms offline", cpu,
-		       grew / NSEC_PER_MSEC, on / NSEC_PER_MSEC, offline[cpu] / NSEC_PER_MSEC);
+		TH_LOG("cpu %d: %llu ms of %llu ms online at most, %llu ms offline, %llu ns of it charged",
+		       cpu, grew / NSEC_PER_MSEC, on / NSEC_PER_MSEC, offline[cpu] / NSEC_PER_MSEC,
+		       grew_offline[cpu]);
+		EXPECT_EQ(0, grew_offline[cpu]);
 		EXPECT_LE(grew, on + on / 50 + 5 * NSEC_PER_MSEC);
 	}
 }
