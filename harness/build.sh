@@ -14,7 +14,10 @@ msg "building Linux $ver (Debian linux-source-6.12 $deb) + recount for $ARCH"
 frag=$AOUT/kernel.fragment
 cat "$HARNESS/config/base.config" "$HARNESS/config/$ARCH.config" \
     "$TREE/tools/testing/selftests/recount/config" > "$frag.new"
+# A variant's options, then its options for this architecture, if any.
 for f in ${EXTRA_CONFIG:-} ${VARIANT:+$HARNESS/config/$VARIANT.config}; do cat "$f" >> "$frag.new"; done
+[ -z "$VARIANT" ] || [ ! -f "$HARNESS/config/$ARCH-$VARIANT.config" ] ||
+	cat "$HARNESS/config/$ARCH-$VARIANT.config" >> "$frag.new"
 mv "$frag.new" "$frag"
 
 log=$AOUT/build.log
