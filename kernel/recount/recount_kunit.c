@@ -3,7 +3,8 @@
  * KUnit tests of recount's pure logic: the user clock and its wraps, the
  * conversion of ticks to nanoseconds and the user/kernel split, counter
  * deltas, usage sums, energy scaling, CPU kinds by capacity, and tracks'
- * sequence counts against a concurrent writer.
+ * sequence counts against a concurrent writer: an imitation one, and the
+ * real accounting point.
  */
 
 #include <kunit/test.h>
@@ -300,6 +301,8 @@ static int recount_test_writer(void *data)
 		 * reader, whose copy takes longer than an update.
 		 */
 		ndelay(500);
+		/* Not to starve the reader, should it share the CPU. */
+		cond_resched();
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -385,6 +388,167 @@ static void recount_test_track_read_race(struct kunit *test)
 	/* The reads overlapped the writes, even in the middle of an update. */
 	KUNIT_EXPECT_GT(test, moved, 2);
 	KUNIT_EXPECT_GT(test, retries, 0);
+}
+
+struct recount_test_accounter {
+	struct completion started;
+	bool stop;
+};
+
+/*
+ * Take accounting points over and over, the real code: recount_update_current()
+ * folds the CPU's interval in progress, its counters and energy into this
+ * thread's track and the CPU's, as a context switch or a tick does.
+ */
+static int recount_test_accounting(void *data)
+{
+	struct recount_test_accounter *a = data;
+
+	complete(&a->started);
+	while (!READ_ONCE(a->stop)) {
+		int i;
+
+		recount_update_current();
+		/* Work of a steady CPI between two points. */
+		for (i = 0; i < 100; i++)
+			cpu_relax();
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* The sum over kinds of @usage[]. */
+static void recount_test_total(struct recount_usage *total,
+			       const struct recount_usage usage[RECOUNT_NR_KINDS])
+{
+	int k;
+
+	memset(total, 0, sizeof(*total));
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(total, &usage[k]);
+}
+
+/* The first metric of @b below @a's, or NULL. */
+static const char *recount_test_decrease(const struct recount_usage *a,
+					 const struct recount_usage *b)
+{
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		if (b->level[l].time < a->level[l].time)
+			return "time";
+		if (b->level[l].cycles < a->level[l].cycles)
+			return "cycles";
+		if (b->level[l].instructions < a->level[l].instructions)
+			return "instructions";
+	}
+	return b->energy < a->energy ? "energy" : NULL;
+}
+
+static u64 recount_test_time(const struct recount_usage *u)
+{
+	return u->level[RECOUNT_LEVEL_USER].time + u->level[RECOUNT_LEVEL_KERNEL].time;
+}
+
+/*
+ * A thread on one CPU takes real accounting points as fast as it can; a
+ * reader on another reads it and its CPU as fast as it can. No metric of
+ * either ever goes back; neither grows by more than the wall time since the
+ * first read (an interval counted twice, once folded and once in progress,
+ * would); and where the PMU counts, the thread's kernel cycles and
+ * instructions move together from read to read (its CPI is steady), as
+ * they would not if a read took them from different accounting points.
+ */
+static void recount_test_accounting_race(struct kunit *test)
+{
+	struct recount_usage usage[RECOUNT_NR_KINDS], first, thread[2];
+	unsigned long reads = 0, moved = 0, torn = 0;
+	struct recount_test_accounter *a;
+	struct recount_cpu_usage cpu[2];
+	struct recount_runtime runtime;
+	struct task_struct *writer;
+	u64 t0, wall, cpu_first, deadline, dc, di;
+	const char *m = NULL;
+	bool counted;
+	int other;
+
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	counted = recount_metrics_supported() & RECOUNT_METRIC_INSTRUCTIONS;
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	init_completion(&a->started);
+	writer = kthread_create(recount_test_accounting, a, "recount_kunit_acct");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
+	/* The reader stays on its CPU, the writer on another. */
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (other >= nr_cpu_ids) {
+		migrate_enable();
+		kthread_stop(writer);
+		kunit_skip(test, "needs a second online CPU for the writer");
+	}
+	kthread_bind(writer, other);
+	wake_up_process(writer);
+	wait_for_completion(&a->started);
+
+	t0 = local_clock();
+	recount_thread_read(writer, usage, &runtime);
+	recount_test_total(&first, usage);
+	thread[0] = first;
+	recount_cpu_read(other, &cpu[0]);
+	cpu_first = recount_test_time(&cpu[0].usage) + cpu[0].idle_time;
+	deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+	while (ktime_get_ns() < deadline) {
+		recount_thread_read(writer, usage, &runtime);
+		recount_test_total(&thread[1], usage);
+		recount_cpu_read(other, &cpu[1]);
+		/* Clocks differ by parts per million; allow 0.1%. */
+		wall = local_clock() - t0;
+		wall += wall / 1000 + 10 * NSEC_PER_USEC;
+		reads++;
+		m = recount_test_decrease(&thread[0], &thread[1]);
+		if (m) {
+			KUNIT_FAIL(test, "read %lu: the thread's %s went back", reads, m);
+			break;
+		}
+		m = recount_test_decrease(&cpu[0].usage, &cpu[1].usage);
+		if (m || cpu[1].idle_time < cpu[0].idle_time) {
+			KUNIT_FAIL(test, "read %lu: its CPU's %s went back", reads,
+				   m ?: "idle time");
+			break;
+		}
+		if (recount_test_time(&thread[1]) - recount_test_time(&first) > wall ||
+		    recount_test_time(&cpu[1].usage) + cpu[1].idle_time - cpu_first > wall) {
+			KUNIT_FAIL(test, "read %lu: more time than the %llu ns since the first",
+				   reads, wall);
+			break;
+		}
+		dc = thread[1].level[RECOUNT_LEVEL_KERNEL].cycles -
+		     thread[0].level[RECOUNT_LEVEL_KERNEL].cycles;
+		di = thread[1].level[RECOUNT_LEVEL_KERNEL].instructions -
+		     thread[0].level[RECOUNT_LEVEL_KERNEL].instructions;
+		if (!counted) {
+			moved += recount_test_time(&thread[1]) != recount_test_time(&thread[0]);
+		} else if (dc || di) {
+			moved++;
+			if (!dc || !di || dc > 2 * di || di > 2 * dc)
+				torn++;
+		}
+		thread[0] = thread[1];
+		cpu[0] = cpu[1];
+		cond_resched();
+	}
+	WRITE_ONCE(a->stop, true);
+	kthread_stop(writer);
+	migrate_enable();
+
+	kunit_info(test, "%lu reads, %lu saw the thread's %s move, %lu torn", reads, moved,
+		   counted ? "counts" : "time", torn);
+	KUNIT_EXPECT_EQ(test, torn, 0);
+	KUNIT_EXPECT_GT(test, moved, 10);
 }
 
 struct recount_test_injection {
@@ -473,6 +637,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_energy_scale),
 	KUNIT_CASE(recount_test_kind_of_capacity),
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
+	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
 	{}
 };
