@@ -207,8 +207,8 @@ struct worker {
 	int cpu;		/* CPU to pin to, or -1 */
 	/* CPU time spent in the work, by the worker's own clock */
 	unsigned long long worked;
-	/* wall time the work took, from its start to its end */
-	unsigned long long took;
+	/* when the last work ended, by now_ns() */
+	unsigned long long ended;
 };
 
 static void *worker_main(void *p)
@@ -228,11 +228,11 @@ static void *worker_main(void *p)
 	if (write(w->done[1], &c, 1) != 1)
 		abort();
 	while (read(w->go[0], &c, 1) == 1 && c == 'r') {
-		unsigned long long t0 = thread_cpu_ns(), w0 = now_ns();
+		unsigned long long t0 = thread_cpu_ns();
 
 		w->work(w);
 		w->worked += thread_cpu_ns() - t0;
-		w->took += now_ns() - w0;
+		w->ended = now_ns();
 		if (write(w->done[1], &c, 1) != 1)
 			abort();
 	}
