@@ -104,11 +104,11 @@
 
 #include "internal.h"
 
-/* KVM's guest entry and exit test it, in a module (linux/kvm_host.h). */
+DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
+
+/* Every hook tests it, those inlined in modules too. */
 DEFINE_STATIC_KEY_FALSE(recount_enabled_key);
 EXPORT_SYMBOL_GPL(recount_enabled_key);
-
-DEFINE_PER_CPU(struct recount_cpu, recount_cpus);
 
 DEFINE_PER_CPU(u64, recount_user_clock);
 EXPORT_PER_CPU_SYMBOL_GPL(recount_user_clock);
@@ -492,8 +492,9 @@ void __recount_contention_begin(void)
 {
 	struct recount_thread *rt = &current->recount;
 
+	/* Read by KUnit's lock_kunit.c from another thread. */
 	if (!recount_mark_valid(rt->lock_at))
-		rt->lock_at = local_clock();
+		WRITE_ONCE(rt->lock_at, local_clock());
 }
 
 /**
@@ -510,7 +511,7 @@ void __recount_contention_end(void)
 	if (!recount_mark_valid(rt->lock_at))
 		return;
 	time = recount_since(rt->lock_at, local_clock());
-	rt->lock_at = 0;
+	WRITE_ONCE(rt->lock_at, 0);
 	if (time)
 		recount_wait_add(current, RECOUNT_WAIT_LOCK, time);
 }
@@ -912,6 +913,7 @@ u32 recount_metrics_supported(void)
 		metrics |= RECOUNT_METRIC_ENERGY;
 	return metrics;
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_metrics_supported);
 
 /**
  * recount_task_init() - initialize a new thread's state

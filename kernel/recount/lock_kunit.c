@@ -159,8 +159,9 @@ static void recount_test_lock_wait(struct kunit *test)
 {
 	struct recount_test_locks *l;
 	struct task_struct *waiter;
+	bool waiting = false;
 	unsigned long timeout;
-	bool waiting;
+	u64 mark;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
@@ -177,21 +178,32 @@ static void recount_test_lock_wait(struct kunit *test)
 	init_completion(&l->done);
 
 	recount_test_lock_op(l, l->c->holder_reads, true);
-	waiter = kthread_run(recount_test_lock_waiter, l, "recount_kunit_lock");
+	waiter = kthread_create(recount_test_lock_waiter, l, "recount_kunit_lock");
 	if (IS_ERR(waiter)) {
 		recount_test_lock_op(l, l->c->holder_reads, false);
 		percpu_free_rwsem(&l->percpu_rwsem);
 		KUNIT_FAIL(test, "no waiter thread: %pe", waiter);
 		return;
 	}
-	/* Until the waiter's contention mark is set, in this lock. */
+	/* On one CPU: its lock call and its lock time are on one clock. */
+	kthread_bind(waiter, cpumask_first(cpu_online_mask));
+	wake_up_process(waiter);
+	/*
+	 * Hold the lock 30 ms past the mark of the waiter's wait in it: a mark
+	 * that changed meanwhile was of another wait (percpu_down_write() may
+	 * wait for an RCU grace period's mutex first), and the hold starts
+	 * again from the next one.
+	 */
 	timeout = jiffies + 10 * HZ;
-	do {
-		usleep_range(500, 1000);
-		waiting = READ_ONCE(l->trying) && READ_ONCE(waiter->recount.lock_at);
-	} while (!waiting && time_before(jiffies, timeout));
-	if (waiting)
+	while (!waiting && time_before(jiffies, timeout)) {
+		mark = READ_ONCE(l->trying) ? READ_ONCE(waiter->recount.lock_at) : 0;
+		if (!mark) {
+			usleep_range(500, 1000);
+			continue;
+		}
 		msleep(RECOUNT_TEST_HOLD_MS);
+		waiting = READ_ONCE(waiter->recount.lock_at) == mark;
+	}
 	recount_test_lock_op(l, l->c->holder_reads, false);
 	wait_for_completion(&l->done);
 	kthread_stop(waiter);

@@ -291,7 +291,7 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 		__u64 grew = after.time[cpu] - before.time[cpu];
 		__u64 on = elapsed - offline[cpu];
 
-		TH_LOG("cpu %d: %llu ms of %llu ms online at most, %llu ms offline, %llu ns of it charged",
+		TH_LOG("cpu %d: %llu of at most %llu ms online, %llu ms offline (%llu ns charged)",
 		       cpu, grew / NSEC_PER_MSEC, on / NSEC_PER_MSEC, offline[cpu] / NSEC_PER_MSEC,
 		       grew_offline[cpu]);
 		EXPECT_EQ(0, grew_offline[cpu]);
