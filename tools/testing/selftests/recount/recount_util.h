@@ -207,8 +207,8 @@ struct worker {
 	int cpu;		/* CPU to pin to, or -1 */
 	/* CPU time spent in the work, by the worker's own clock */
 	unsigned long long worked;
-	/* when the last work ended, by now_ns() */
-	unsigned long long ended;
+	/* when the last work began and ended, by now_ns() */
+	unsigned long long began, ended;
 };
 
 static void *worker_main(void *p)
@@ -230,6 +230,7 @@ static void *worker_main(void *p)
 	while (read(w->go[0], &c, 1) == 1 && c == 'r') {
 		unsigned long long t0 = thread_cpu_ns();
 
+		w->began = now_ns();
 		w->work(w);
 		w->worked += thread_cpu_ns() - t0;
 		w->ended = now_ns();

@@ -283,9 +283,12 @@ TEST_F(recount, free_mutex_is_no_contention)
 /*
  * Two CPU-bound threads pinned to one CPU spin for T each: a thread that
  * never sleeps waits for the CPU whenever it does not run, so each gains
- * queue time the wall time from its wakeup to the end of its work less the
- * CPU time it got (by the scheduler's clock), about T/2, within 15%. A
- * thread alone on a CPU gains less than 10% of T.
+ * queue time the wall time of its spin less the CPU time it got (by the
+ * scheduler's clock), about T/2, and at most that plus the time from its
+ * wakeup to its first run, within 15%. (A wakeup queued to an idle CPU
+ * waits for it to take the IPI before it is runnable: that is not queue
+ * time, under TCG it took 100 ms.) A thread alone on a CPU gains less than
+ * 10% of T.
  */
 TEST_F(recount, queue_time_follows_cpu_sharing)
 {
@@ -309,20 +312,21 @@ TEST_F(recount, queue_time_follows_cpu_sharing)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(1, read(w[i].done[0], &(char){ 0 }, 1));
 	for (i = 0; i < 3; i++) {
-		__u64 queue, cpu, share;
+		__u64 queue, cpu, share, most;
 
 		AT_REST(w[i].tid, &b[i]);
 		worker_stop(&w[i]);
 		queue = b[i].runtime.queue - a[i].runtime.queue;
 		cpu = b[i].runtime.cpu - a[i].runtime.cpu;
-		share = w[i].ended - woken[i] - w[i].worked;
-		TH_LOG("thread %d (cpu %d): queue %llu ms, cpu %llu ms; worked %llu ms of %llu ms",
+		share = w[i].ended - w[i].began - w[i].worked;
+		most = w[i].ended - woken[i] - w[i].worked;
+		TH_LOG("thread %d (cpu %d), ms: queue %llu, cpu %llu, ran %llu of %llu, %llu late",
 		       i, i < 2 ? shared : alone, queue / MS, cpu / MS, w[i].worked / MS,
-		       (w[i].ended - woken[i]) / MS);
+		       (w[i].ended - w[i].began) / MS, (w[i].began - woken[i]) / MS);
 		if (i < 2) {
 			EXPECT_GE(share, T / 4);
 			EXPECT_GE(queue, share - share * 15 / 100);
-			EXPECT_LE(queue, share + share * 15 / 100);
+			EXPECT_LE(queue, most + most * 15 / 100);
 		} else {
 			EXPECT_LT(queue, T / 10);
 		}
