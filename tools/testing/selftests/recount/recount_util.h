@@ -34,6 +34,17 @@ static inline unsigned long long now_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/*
+ * Nothing the kernel times within a span of CLOCK_MONOTONIC can be longer
+ * than it, but for 1% and 1 ms of slack: the kernel's clock is sched_clock(),
+ * which may tick from another clock source, on another CPU, at a rate that
+ * differs by tenths of a percent (seen under TCG: 1.6 ms in 620 ms).
+ */
+static inline unsigned long long wall_bound(unsigned long long wall)
+{
+	return wall + wall / 100 + NSEC_PER_MSEC;
+}
+
 /* The calling thread's CPU time, as the scheduler counts it. */
 static inline unsigned long long thread_cpu_ns(void)
 {

@@ -22,16 +22,6 @@
 #define SPIN_NS		(400 * NSEC_PER_MSEC)
 
 /*
- * A thread cannot run longer than the wall time around it; 1% of slack for
- * the scheduler clock and CLOCK_MONOTONIC, which may tick from different
- * clock sources.
- */
-static unsigned long long wall_bound(unsigned long long wall)
-{
-	return wall + wall / 100;
-}
-
-/*
  * Run @work for @ns in a new thread; return what the thread gained meanwhile
  * in @gained, and in @wall the time from before the first read of the thread
  * to after the second, which a single thread cannot exceed.
