@@ -652,15 +652,16 @@ static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_s
 	return ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
 }
 
+/*
+ * Under RCU: @t cannot be freed before rcu_read_unlock(), and neither the
+ * permission check nor filling the record sleeps. No reference is taken.
+ */
 static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
 				    struct recount_dump_ctx *ctx, struct task_struct *t)
 {
-	int err = 0;
-
-	if (recount_nl_dump_may_read(ctx, t))
-		err = recount_nl_dump_one(skb, cb, ctx, t, 0);
-	put_task_struct(t);
-	return err;
+	if (!recount_nl_dump_may_read(ctx, t))
+		return 0;
+	return recount_nl_dump_one(skb, cb, ctx, t, 0);
 }
 
 /* The threads of the process a dump is filtered by, taken at its start. */
@@ -675,12 +676,8 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 		rcu_read_lock();
 		t = find_task_by_pid_ns(tids->tid[ctx->next], ctx->ns);
 		if (t && task_tgid(t) == tids->group)
-			get_task_struct(t);
-		else
-			t = NULL;
-		rcu_read_unlock();
-		if (t)
 			err = recount_nl_dump_one_task(skb, cb, ctx, t);
+		rcu_read_unlock();
 		if (err)
 			break;
 		cond_resched();
@@ -715,10 +712,8 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 		nr = pid_nr_ns(pid, ns);
 		t = pid_task(pid, type);
 		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-		if (t)
 			err = recount_nl_dump_one_task(skb, cb, ctx, t);
+		rcu_read_unlock();
 		if (err)
 			break;
 		ctx->next = nr + 1;
