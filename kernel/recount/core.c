@@ -11,73 +11,70 @@
  *   every CPU, also the time and energy it spent idle. Nothing is sampled:
  *   every nanosecond a CPU runs is charged to exactly one thread and level,
  *   or to the CPU's idle time. Threads keep their usage per kind of CPU
- *   (performance, efficiency: kind.c), processes per CPU.
+ *   (performance, efficiency: kind.c).
  *
  *   And why a thread was not running: how long it waited for a CPU while
  *   runnable (queue time), in page faults, and for contended sleeping locks.
  *   These waits are timed where they start and end (enqueue and switch-in,
  *   the page fault handler, the locks' contention points) and added to the
- *   thread's and its process's runtime.
+ *   thread's runtime.
  *
  * When
  *
- *   Each CPU keeps a snapshot of its counters, taken at its last accounting
- *   point, and the state it has been in since (user, kernel or idle). The
- *   accounting points are the moments that state changes:
+ *   A user/kernel transition only advances the CPU's user clock, one
+ *   per-CPU word (include/linux/recount.h): a load, a store, a read of
+ *   recount's clock (clock.c) and a store. Everything else is done at the
+ *   accounting points, where the thread or the state of the CPU changes:
  *
- *     entry from user mode           recount_user_exit()     user -> kernel
- *     return to user mode            recount_user_enter()    kernel -> user
- *     context switch                 recount_sched_switch()  kernel -> kernel
- *     scheduler tick                 recount_sched_tick()    kernel -> kernel
- *     idle loop waits / wakes up     recount_idle_enter/exit() kernel <-> idle
- *     interrupt on an idle CPU       recount_idle_irq_enter/exit() idle <-> kernel
- *     CPU goes offline               recount_idle_dead()     kernel -> nothing
+ *     context switch                 recount_sched_switch()
+ *     scheduler tick                 recount_sched_tick()
+ *     idle loop waits / wakes up     recount_idle_enter/exit()
+ *     interrupt on an idle CPU       recount_idle_irq_enter/exit()
+ *     CPU goes offline               recount_idle_dead()
+ *     a thread reads itself          recount_update_current()
+ *     a thread starts exiting        recount_thread_exit()
  *
- *   At each one the CPU takes a new snapshot (its clock and its counters),
- *   computes the delta from the previous one, and adds it, according to the
- *   state it was in, to the tracks of the running thread (on the CPU's kind),
- *   of that thread's process and of the CPU (or to the CPU's idle time).
- *   The PMU counts user and kernel mode apart (pmu.c), so the counters are
- *   read only where the running thread changes, at the tick and when a
- *   thread reads itself: user/kernel transitions take the time alone.
- *   Kernel threads never enter user mode, so their user time is exactly
- *   zero. A delta whose counters could not be read at both ends adds none of
- *   them and marks them inexact in the tracks it goes to.
+ *   Each folds the CPU's interval since its last one (recount_account()):
+ *   the time, split between user and kernel mode by the growth of the user
+ *   clock and converted to nanoseconds, goes to the thread the CPU ran (on
+ *   the CPU's kind) and to the CPU, or to the CPU's idle time.
+ *   The PMU counts user and kernel mode apart (pmu.c), so its counters are
+ *   read at accounting points only, and the power model is applied there
+ *   too: transitions cost the same whatever is counted. Kernel threads never
+ *   enter user mode, so their user time is exactly zero. Counts that could
+ *   not be read at both ends of an interval are not added, and marked
+ *   inexact in the tracks they should have gone to.
  *
  * By whom, and with what cost
  *
- *   Only the CPU itself writes its state, the track of the thread it runs,
- *   and its own slot of that thread's process (a process keeps one track per
- *   CPU, as XNU's tasks do). Each track thus has one writer, which runs with
- *   interrupts disabled: an accounting point is a clock read
- *   (none at a context switch, which uses the runqueue clock __schedule() has
- *   just updated), a read of each counter, the subtractions, and the
- *   additions, fenced by two write barriers shared by the three tracks (see
- *   internal.h). No locks, no atomic read-modify-write, no allocation.
- *   Counters and energy are static branches of their own: without a PMU or
- *   a power model, an accounting point costs what time alone costs.
+ *   Only the CPU itself writes its state (struct recount_cpu) and the track
+ *   of the thread it runs, with interrupts disabled, in write sections of
+ *   their seqcount_t. No atomic read-modify-write, no allocation; the only
+ *   lock is that of a process's exited usage, taken by threads on their way
+ *   out (PF_EXITING).
  *
  *   Every hook sits behind the static key recount_enabled_key, so a kernel
- *   with recount off runs NOPs. Switching recount off waits for accounting
- *   points in flight and marks every CPU for resynchronisation; the first
- *   accounting point after switching it on takes a fresh snapshot and charges
- *   nothing. So every thread that exists is accounted from then on, whenever
- *   it was created, and nothing is charged for the time recount was off.
+ *   with recount off runs NOPs. Switching recount off charges every CPU up
+ *   to then and waits for accounting points in flight; once it is on again
+ *   at every hook, each CPU's first accounting point starts it afresh and
+ *   charges nothing. So every thread that exists is accounted from then on,
+ *   whenever it was created, and nothing is charged for the time recount was
+ *   off.
  *
- *   The process tracks are allocated with the process (signal_struct), one
- *   per possible CPU, whether recount is on or not. When a thread dies, its
- *   final usage is also folded into its process's exited usage, under a
- *   raw spinlock with a sequence count for readers (the only lock recount
- *   takes, on the slow exit path).
+ *   A process has no track of its own, and its state does not grow with the
+ *   number of CPUs: its usage is the sum of its live threads' and of what
+ *   its exited threads consumed, into which a thread moves its usage when it
+ *   starts exiting (recount_thread_exit()).
  *
  * Readers
  *
- *   Readers of other threads and CPUs use the tracks' sequence counts and
- *   never block a writer. A read of the calling thread first charges the
- *   interval in progress (recount_update_current()). A read of an idle CPU
- *   adds the idle interval in progress, at the time of that CPU's clock
- *   (sched_clock_cpu()), so its idle time is current; no value read ever
- *   goes back (see recount_cpu_read()).
+ *   Readers of other threads and CPUs use the sequence counts and never block
+ *   a writer. They add the interval in progress of a running thread or an
+ *   idle CPU, up to the read, split by the user clock read on both sides of
+ *   the reader's clock read (recount_user_clock_sample()): values read are
+ *   current even on a nohz_full CPU that takes no tick, and never go back. A
+ *   read of the calling thread first folds its interval in progress, counts
+ *   included (recount_update_current()).
  */
 
 #include <kunit/visibility.h>

@@ -17,10 +17,11 @@
  *   kernel/sched/idle.c                 recount_idle_enter(), recount_idle_exit(),
  *                                       recount_idle_dead()
  *   kernel/fork.c                       recount_task_init(), recount_signal_init()
- *   kernel/exit.c                       recount_thread_release()
+ *   kernel/exit.c                       recount_thread_exit()
  *
- * Files: core.c (accounting and reads); clock.c (its clock); the sources of metrics beyond time:
- * pmu.c (cycles, instructions), energy.c (energy), kind.c (CPU kinds);
+ * Files: core.c (accounting and reads); clock.c (its clock); the sources of
+ * metrics beyond time: pmu.c (cycles, instructions), energy.c (energy);
+ * kind.c (CPU kinds);
  * netlink.c (the RECOUNT family; the policy and ops in netlink_gen.c are
  * generated from its YNL spec); recount_kunit.c (tests of what is here).
  */
