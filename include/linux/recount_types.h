@@ -78,11 +78,12 @@ struct recount_runtime {
 
 /**
  * struct recount_thread - recount's state of a thread, in task_struct
- * @seq: sequence count of everything below, written by the CPU that runs
- *	the thread or switches it in
+ * @seq: sequence count of @cpu, @released, @kind and @runtime, written by
+ *	the CPU that runs the thread or switches it in; the marks below are
+ *	the thread's own (@queued_at: the runqueue's, under its lock)
  * @cpu: the CPU the thread runs on, or last ran on
  * @fault_depth: how many page faults the thread is in, nested
- * @released: the thread has left its process (recount_thread_release()):
+ * @released: the thread has left its process (recount_thread_exit()):
  *	what it consumes from now on goes to the process's exited usage too
  * @kind: what the thread consumed on each kind of CPU
  * @runtime: what the thread waited for
@@ -104,6 +105,9 @@ struct recount_thread {
 
 /**
  * struct recount_process - recount's state of a process, in signal_struct
+ * @moved: serializes the threads leaving the process (recount_thread_exit());
+ *	readers sum its live threads without it, and with it if one left
+ *	meanwhile
  * @exited_lock: serializes the threads that left the process adding to
  *	@exited; raw, as they add at accounting points
  * @exited_seq: lets readers read @exited and @exited_runtime without the lock
@@ -115,6 +119,7 @@ struct recount_thread {
  * depend on the number of CPUs.
  */
 struct recount_process {
+	seqlock_t moved;
 	raw_spinlock_t exited_lock;
 	seqcount_raw_spinlock_t exited_seq;
 	struct recount_usage exited[RECOUNT_NR_KINDS];

@@ -7,11 +7,11 @@
  *   For every thread, every process (all of its threads, live and exited)
  *   and every CPU: the time spent on CPU in user mode and in kernel mode,
  *   and, where the hardware counts them, the cycles and instructions of each
- *   mode (pmu.c); the energy used, measured or estimated (energy.c). For
- *   every CPU, also the time and energy it spent idle. Nothing is sampled:
- *   every nanosecond a CPU runs is charged to exactly one thread and level,
- *   or to the CPU's idle time. Threads keep their usage per kind of CPU
- *   (performance, efficiency: kind.c).
+ *   mode (pmu.c); the energy used, estimated from a power model
+ *   (energy.c). For every CPU, also the time and energy it spent idle.
+ *   Nothing is sampled: every nanosecond a CPU runs is charged to exactly one
+ *   thread and level, or to the CPU's idle time. Threads keep their usage
+ *   per kind of CPU (performance, efficiency: kind.c).
  *
  *   And why a thread was not running: how long it waited for a CPU while
  *   runnable (queue time), in page faults, and for contended sleeping locks.
@@ -49,9 +49,11 @@
  *
  *   Only the CPU itself writes its state (struct recount_cpu) and the track
  *   of the thread it runs, with interrupts disabled, in write sections of
- *   their seqcount_t. No atomic read-modify-write, no allocation; the only
- *   lock is that of a process's exited usage, taken by threads on their way
- *   out (PF_EXITING).
+ *   their seqcount_t (the thread's queue time excepted: whoever enqueues it
+ *   marks when it started waiting). No atomic read-modify-write, no
+ *   allocation; the only locks are a process's, taken by its threads on
+ *   their way out (PF_EXITING) and by a reader of the process that sees one
+ *   leave during its sum.
  *
  *   Every hook sits behind the static key recount_enabled_key, so a kernel
  *   with recount off runs NOPs. Switching recount off charges every CPU up
@@ -68,8 +70,9 @@
  *
  * Readers
  *
- *   Readers of other threads and CPUs use the sequence counts and never block
- *   a writer. They add the interval in progress of a running thread or an
+ *   Readers of threads and CPUs use the sequence counts and never block a
+ *   writer; a reader of a process may keep its threads from exiting while
+ *   it sums them. They add the interval in progress of a running thread or an
  *   idle CPU, up to the read, split by the user clock read on both sides of
  *   the reader's clock read (recount_user_clock_sample()): values read are
  *   current even on a nohz_full CPU that takes no tick, and never go back. A
@@ -631,9 +634,10 @@ EXPORT_SYMBOL_IF_KUNIT(recount_update_current);
  * Moves what @t consumed and waited for so far into its process's exited
  * usage; whatever it consumes from now on, up to its last context switch,
  * goes there too as it is charged. Process readers skip threads that left,
- * so they see every thread once: live, or in the exited usage. Called by
- * do_exit() whether recount is on or not, so that a process's exited usage
- * is always the sum of its exited threads.
+ * so they see every thread once: live, or in the exited usage; the move is
+ * made holding the process's seqlock recount.moved, which they take if they
+ * see it change. Called by do_exit() whether recount is on or not, so that
+ * a process's exited usage is always the sum of its exited threads.
  */
 void recount_thread_exit(struct task_struct *t)
 {
@@ -642,6 +646,7 @@ void recount_thread_exit(struct task_struct *t)
 	unsigned long flags;
 	int k;
 
+	write_seqlock(&p->moved);
 	local_irq_save(flags);
 	if (recount_enabled())
 		recount_account_current(false);
@@ -656,6 +661,7 @@ void recount_thread_exit(struct task_struct *t)
 	write_seqcount_end(&p->exited_seq);
 	raw_spin_unlock(&p->exited_lock);
 	local_irq_restore(flags);
+	write_sequnlock(&p->moved);
 }
 
 /*
@@ -801,9 +807,12 @@ EXPORT_SYMBOL_IF_KUNIT(recount_thread_read);
  *	@runtime
  *
  * The live threads are summed under RCU, those that left the process
- * skipped: their usage is in the exited usage, which is read around the
- * sum, and the sum taken again if it changed meanwhile (then with the
- * exited usage's lock held, so that it ends).
+ * skipped: their usage is in the exited usage, read before the sum. If a
+ * thread left meanwhile, it may have been counted in neither: the sum is
+ * taken again holding recount.moved, which keeps threads from leaving (as
+ * thread_group_cputime() does with signal_struct::stats_lock).
+ * Interrupts stay on, and the exited usage's raw lock is not taken: the
+ * threads that left go on charging it.
  */
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
@@ -815,19 +824,19 @@ void recount_process_read(struct signal_struct *sig,
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	struct recount_runtime thread_runtime;
 	struct task_struct *t;
-	unsigned long flags = 0;
-	bool locked = false;
-	unsigned int seq;
-	int k;
+	unsigned int eseq;
+	int k, seq, nextseq = 0;
 
 	rcu_read_lock();
-	for (;;) {
-		if (locked)
-			raw_spin_lock_irqsave(&p->exited_lock, flags);
-		seq = raw_read_seqcount_begin(&p->exited_seq);
-		for (k = 0; k < RECOUNT_NR_KINDS; k++)
-			recount_usage_copy(&total[k], &p->exited[k]);
-		recount_runtime_copy(runtime, &p->exited_runtime);
+	do {
+		seq = nextseq;
+		read_seqbegin_or_lock(&p->moved, &seq);
+		do {
+			eseq = read_seqcount_begin(&p->exited_seq);
+			for (k = 0; k < RECOUNT_NR_KINDS; k++)
+				recount_usage_copy(&total[k], &p->exited[k]);
+			recount_runtime_copy(runtime, &p->exited_runtime);
+		} while (read_seqcount_retry(&p->exited_seq, eseq));
 		memset(exited, 0, sizeof(*exited));
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			recount_usage_sum(exited, &total[k]);
@@ -841,14 +850,10 @@ void recount_process_read(struct signal_struct *sig,
 				recount_usage_sum(&total[k], &usage[k]);
 			recount_runtime_sum(runtime, &thread_runtime);
 		}
-		if (locked) {
-			raw_spin_unlock_irqrestore(&p->exited_lock, flags);
-			break;
-		}
-		if (!read_seqcount_retry(&p->exited_seq, seq))
-			break;
-		locked = true;
-	}
+		/* If a thread left meanwhile, again with the lock. */
+		nextseq = 1;
+	} while (need_seqretry(&p->moved, seq));
+	done_seqretry(&p->moved, seq);
 	rcu_read_unlock();
 }
 
@@ -933,6 +938,7 @@ void recount_task_init(struct task_struct *p)
  */
 void recount_signal_init(struct signal_struct *sig)
 {
+	seqlock_init(&sig->recount.moved);
 	raw_spin_lock_init(&sig->recount.exited_lock);
 	seqcount_raw_spinlock_init(&sig->recount.exited_seq, &sig->recount.exited_lock);
 }
@@ -1013,20 +1019,40 @@ static void recount_set_enabled(bool on)
 }
 
 /**
- * recount_restart() - switch recount off and on again
+ * recount_reconfigure() - change what recount folds intervals with
+ * @apply: the change, or NULL
  *
- * For a change of its clock or of its sources (kernel/recount/clock.c).
+ * If recount is on, it is switched off, @apply is called, and it is switched
+ * on again: every interval is folded with what readers of its progress
+ * computed it with (clock factor, power model), so that no value read goes
+ * back. For a change of its clock (kernel/recount/clock.c) or of its power
+ * model (kernel/recount/energy.c).
+ *
+ * Return: 0.
+ */
+int recount_reconfigure(void (*apply)(void))
+{
+	guard(mutex)(&recount_control_mutex);
+	if (!recount_enabled()) {
+		if (apply)
+			apply();
+		return 0;
+	}
+	recount_set_enabled(false);
+	if (apply)
+		apply();
+	recount_set_enabled(true);
+	return 0;
+}
+
+/**
+ * recount_restart() - switch recount off and on again
  *
  * Return: 0.
  */
 int recount_restart(void)
 {
-	guard(mutex)(&recount_control_mutex);
-	if (recount_enabled()) {
-		recount_set_enabled(false);
-		recount_set_enabled(true);
-	}
-	return 0;
+	return recount_reconfigure(NULL);
 }
 
 /*

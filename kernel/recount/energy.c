@@ -16,7 +16,9 @@
  *
  * The power model is four numbers, as in the sysctl: performance busy,
  * performance idle, efficiency busy, efficiency idle. A write to the sysctl
- * takes effect at the next accounting point of every CPU.
+ * that changes it switches recount off and on again (recount_reconfigure()):
+ * the intervals in progress are folded with the model readers estimated them
+ * with, so that no energy read goes back.
  *
  * Arithmetic: a power of P mW is kept as P / 1000 nJ/ns in 32.32 fixed
  * point, and an interval's energy is its length times that, with a 128-bit
@@ -189,11 +191,10 @@ static int recount_sysctl_power(const struct ctl_table *table, int write,
 	t = *table;
 	t.data = mw;
 	err = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
-	if (err || !write)
+	if (err || !write || !memcmp(mw, recount_power_mw, sizeof(mw)))
 		return err;
 	memcpy(recount_power_mw, mw, sizeof(mw));
-	recount_power_apply();
-	return 0;
+	return recount_reconfigure(recount_power_apply);
 }
 
 static struct ctl_table recount_energy_sysctls[] = {

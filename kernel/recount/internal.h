@@ -390,6 +390,7 @@ void recount_clock_check(struct recount_cpu *rc);
 /* core.c: reads */
 void recount_update_current(void);
 int recount_restart(void);
+int recount_reconfigure(void (*apply)(void));
 void recount_thread_read(struct task_struct *t,
 			 struct recount_usage usage[RECOUNT_NR_KINDS],
 			 struct recount_runtime *runtime);

@@ -149,8 +149,8 @@ static bool recount_listener_may_read(const struct recount_listener *l,
  * The exit records of one exit for the listeners that see it from one pid
  * namespace and may read the same PMU counts: built once, then copied to
  * each of them with its own missed count, as taskstats builds a record once
- * and clones it to its listeners. A process's record reads every CPU's slot
- * of the process; it is not read again for each listener.
+ * and clones it to its listeners. A process's record sums its threads; it is
+ * not read again for each listener.
  */
 struct recount_exit_records {
 	struct pid_namespace *ns;

@@ -655,7 +655,8 @@ static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_s
 /*
  * Under RCU: @t cannot be freed before rcu_read_unlock(), and neither the
  * permission check nor filling the record blocks but on a spinlock_t
- * (task_lock(), which PREEMPT_RT allows inside RCU). No reference is taken.
+ * (task_lock(); for a process, its recount.moved, while one of its threads
+ * starts exiting), which PREEMPT_RT allows inside RCU. No reference is taken.
  */
 static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
 				    struct recount_dump_ctx *ctx, struct task_struct *t)

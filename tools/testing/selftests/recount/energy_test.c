@@ -142,6 +142,87 @@ TEST_F(energy, busy_thread_gains_power_times_time)
 	}
 }
 
+struct spinner {
+	int cpu;
+	pid_t tid;		/* set once pinned; -1 if it could not be */
+	int stop;
+};
+
+static void *spinner(void *p)
+{
+	struct spinner *sp = p;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(sp->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		__atomic_store_n(&sp->tid, -1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	__atomic_store_n(&sp->tid, sys_gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&sp->stop, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
+
+/*
+ * A reader adds a running thread's interval in progress, estimated with the
+ * model of the moment; a new model must not make the energy read go back.
+ * From 1 kW to 1 mW: without care, the interval read at 1 kW (up to a tick:
+ * millions of nJ) would be folded at 1 mW, and was in every round. Each new
+ * model switches recount off and on (a second under QEMU on arm64, which
+ * creates and releases the PMU counters of every CPU): few rounds.
+ */
+TEST_F_TIMEOUT(energy, energy_never_goes_back_when_the_model_changes, 300)
+{
+	static const unsigned int high[4] = { 1000000, 1, 1000000, 1 };
+	static const unsigned int low[4] = { 1, 1, 1, 1 };
+	struct spinner sp = { .cpu = -1 };
+	int me = -1, cpu, round, back = 0;
+	struct rnl_reply a, b;
+	cpu_set_t set;
+	pthread_t th;
+	pid_t tid;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (me < 0)
+			me = cpu;
+		else if (sp.cpu < 0)
+			sp.cpu = cpu;
+	}
+	if (sp.cpu < 0)
+		SKIP(return, "one CPU: the reader must run beside the thread it reads");
+	CPU_ZERO(&set);
+	CPU_SET(me, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, pthread_create(&th, NULL, spinner, &sp));
+	while (!(tid = __atomic_load_n(&sp.tid, __ATOMIC_ACQUIRE)))
+		sleep_ns(NSEC_PER_MSEC);
+	ASSERT_LT(0, tid);
+
+	for (round = 0; round < 5; round++) {
+		ASSERT_EQ(0, power_set(high));
+		sleep_ns(3 * NSEC_PER_MSEC);
+		ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, tid, &a)) TH_LOG("%s", a.extack);
+		ASSERT_EQ(0, power_set(low));
+		ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, tid, &b)) TH_LOG("%s", b.extack);
+		ASSERT_TRUE(a.rec.usage.has & RNL_ENERGY);
+		ASSERT_TRUE(b.rec.usage.has & RNL_ENERGY);
+		if (b.rec.usage.energy < a.rec.usage.energy) {
+			TH_LOG("round %d: %llu nJ, then %llu nJ", round,
+			       (unsigned long long)a.rec.usage.energy,
+			       (unsigned long long)b.rec.usage.energy);
+			back++;
+		}
+	}
+	__atomic_store_n(&sp.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, back);
+}
+
 /* A sleeping thread reaches no accounting point: it gains no energy at all. */
 TEST_F(energy, sleeping_thread_gains_nothing)
 {
