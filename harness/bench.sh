@@ -13,8 +13,13 @@
 #   reboot    the recount kernel again, its workloads only: how much the same
 #             kernel differs from one boot to the next, the noise of the
 #             comparisons across kernels.
+#   norecount2, norecount3, reboot2: more boots of those kernels, their
+#             workloads only. fork + exit + wait varies by several percent
+#             between boots of one kernel even under -icount (memory layout),
+#             so "compiled in and off vs CONFIG_RECOUNT=n" is also judged on
+#             the medians of three boots of each kernel.
 # harness/bench-report.py makes the tables: out/bench/$ARCH.{md,json}.
-# QUICK=1 runs fewer and shorter rounds and no second boot; BENCH_KERNELS
+# QUICK=1 runs fewer and shorter rounds and no more boots; BENCH_KERNELS
 # chooses the kernels (BENCH_KERNELS=recount boots only the recount kernel).
 . "$(dirname "$0")/lib.sh"
 
@@ -23,7 +28,7 @@ quick=${QUICK:-}
 if [ -n "$quick" ]; then
 	kernels=${BENCH_KERNELS:-recount norecount vtime}
 else
-	kernels=${BENCH_KERNELS:-recount norecount vtime reboot}
+	kernels=${BENCH_KERNELS:-recount norecount vtime reboot norecount2 reboot2 norecount3}
 fi
 bdir=$OUT/bench
 mkdir -p "$bdir"
@@ -66,7 +71,7 @@ for k in $kernels; do
 		kimg=$img
 		args=""
 		;;
-	reboot)
+	reboot|reboot[0-9])
 		kimg=$img
 		args="RECOUNT_BENCH_SECTION=cost"
 		;;
@@ -75,13 +80,18 @@ for k in $kernels; do
 		kimg=$AOUT/bench-norecount/$(basename "$KIMAGE")
 		args=""
 		;;
+	norecount[0-9])
+		kimg=$AOUT/bench-norecount/$(basename "$KIMAGE")
+		[ -f "$kimg" ] || build_variant norecount ""
+		args="RECOUNT_BENCH_SECTION=cost"
+		;;
 	vtime)
 		build_variant vtime "$vtime_frag" '^CONFIG_NO_HZ_IDLE='
 		kimg=$AOUT/bench-vtime/$(basename "$KIMAGE")
 		args="nohz_full=1-3"
 		;;
 	*)
-		die "BENCH_KERNELS: unknown kernel '$k' (recount, norecount, vtime, reboot)"
+		die "BENCH_KERNELS: unknown kernel '$k' (recount, norecount, vtime, reboot, norecountN, rebootN)"
 		;;
 	esac
 	log=$bdir/$ARCH-$k.log
