@@ -780,11 +780,15 @@ void recount_thread_read(struct task_struct *t,
 		rc = per_cpu_ptr(&recount_cpus, cpu);
 		do {
 			cseq = read_seqcount_begin(&rc->seq);
-			running = READ_ONCE(rc->curr) == t &&
+			running = READ_ONCE(rc->curr) == t && !READ_ONCE(rt->released) &&
 				  recount_cpu_progress(rc, cpu, &d, &idle) == RECOUNT_CPU_RUNNING;
 		} while (read_seqcount_retry(&rc->seq, cseq));
 	} while (read_seqcount_retry(&rt->seq, seq));
 
+	/*
+	 * A thread that has left its process is read as of its last accounting
+	 * point, as the process's exited usage is: never more than its process.
+	 */
 	if (!running)
 		return;
 	kind = rc->kind;
