@@ -178,7 +178,12 @@ static bool recount_may_start;
 static noinline void recount_account_counts(struct recount_cpu *rc,
 					    struct task_struct *prev, bool start)
 {
-	struct recount_delta d;
+	/*
+	 * Not zeroed at every context switch (CONFIG_INIT_STACK_ALL_ZERO):
+	 * recount_counts_delta() sets all that is read of it, and its time is
+	 * not.
+	 */
+	struct recount_delta d __uninitialized;
 	struct recount_snap snap;
 
 	snap.tried = 0;

@@ -6,9 +6,9 @@
  * cycles and instructions, each counting user mode only (exclude_kernel) or
  * kernel mode only (exclude_user). The PMU splits the counts per level
  * itself, exactly, wherever the entry code switches modes; so recount reads
- * the counters (with perf_event_read_local()) only where the running thread
- * changes, at the tick and when a thread reads itself, and user/kernel
- * transitions pay nothing for them. No per-task perf event is involved.
+ * the counters (recount_pmu_read()) only where the running thread changes,
+ * at the tick and when a thread reads itself, and user/kernel transitions
+ * pay nothing for them. No per-task perf event is involved.
  *
  * The counters are created when recount is switched on and on every CPU that
  * comes online meanwhile, and released when it is switched off or the CPU
@@ -17,11 +17,11 @@
  * Counters are a shared resource. Pinned CPU events are scheduled before any
  * other event and never rotated; if the PMU cannot give recount its counters
  * (other pinned users, such as the NMI watchdog, hold them), the event is in
- * error and perf_event_read_local() fails. An interval whose counts could not
- * be read at both ends adds no cycles or instructions and marks them inexact
- * in every track it is charged to. recount never takes counters from another
- * user. Without a PMU, cycles and instructions are unsupported: the netlink
- * family leaves them out and says so.
+ * error, never active, and its reads fail. An interval whose counts could
+ * not be read at both ends adds no cycles or instructions and marks them
+ * inexact in every track it is charged to. recount never takes counters
+ * from another user. Without a PMU, cycles and instructions are
+ * unsupported: the netlink family leaves them out and says so.
  */
 
 #include <linux/cpu.h>
@@ -33,58 +33,13 @@
 
 DEFINE_STATIC_KEY_FALSE(recount_pmu_key);
 
-/*
- * The counters of a CPU: cycles and instructions, per level. @ready is set
- * once they are created, and cleared before the first is released: creating
- * and releasing counters sleeps, and the accounting points of the CPU's
- * threads meanwhile must not read some counters but not others.
- */
-struct recount_pmu {
-	bool ready;
-	struct perf_event *cycles[RECOUNT_NR_LEVELS];
-	struct perf_event *instructions[RECOUNT_NR_LEVELS];
-};
-
-static DEFINE_PER_CPU(struct recount_pmu, recount_pmus);
+DEFINE_PER_CPU(struct recount_pmu, recount_pmus);
 
 /* Counters wanted on online CPUs; changed under cpus_read_lock(). */
 static bool recount_pmu_wanted;
 
 /* Some CPU had counters when recount last started. */
 static bool recount_pmu_found;
-
-static bool recount_pmu_read_one(struct perf_event *event, u64 *value)
-{
-	return event && !perf_event_read_local(event, value, NULL, NULL);
-}
-
-/**
- * recount_pmu_read() - read the local CPU's counters into a snapshot
- * @snap: the snapshot; RECOUNT_SNAP_PMU is set in @snap->tried, and in
- *	@snap->valid if every counter was read
- *
- * Called at the accounting points that read counters, interrupts disabled.
- */
-void recount_pmu_read(struct recount_snap *snap)
-{
-	struct recount_pmu *pmu = this_cpu_ptr(&recount_pmus);
-	bool ok = true;
-	int l;
-
-	/*
-	 * A CPU without its counters (going offline, coming online) has no
-	 * counts: an interval with such an end adds none and loses none.
-	 */
-	if (!READ_ONCE(pmu->ready))
-		return;
-	snap->tried |= RECOUNT_SNAP_PMU;
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
-		ok &= recount_pmu_read_one(pmu->cycles[l], &snap->counts[l].cycles);
-		ok &= recount_pmu_read_one(pmu->instructions[l], &snap->counts[l].instructions);
-	}
-	if (ok)
-		snap->valid |= RECOUNT_SNAP_PMU;
-}
 
 static struct perf_event *recount_pmu_create(unsigned int cpu, u64 config,
 					     enum recount_level level)
