@@ -14,12 +14,13 @@
  *
  * Sections: cost (the workloads), timerlat (the timerlat tracer's latencies,
  * recount off and on), read (one thread: recount vs taskstats vs /proc),
- * readall (10,000 threads), exits (exit records at several rates).
+ * readall (1,000, 10,000 and 50,000 threads), exits (exit records at several rates).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -521,7 +522,7 @@ out:
 /* taskstats, over raw generic netlink. */
 
 /* The sizes of the last replies, for the report. */
-static ssize_t recount_reply_bytes, taskstats_reply_bytes;
+static ssize_t recount_reply_bytes, recount_lean_reply_bytes, taskstats_reply_bytes;
 
 struct tsnl {
 	int fd;
@@ -541,7 +542,8 @@ static void put_attr(struct genl_req *r, __u16 type, const void *data, int len)
 
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
+	if (len)
+		memcpy((char *)a + NLA_HDRLEN, data, len);
 	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
 }
 
@@ -644,29 +646,36 @@ static const struct nlattr *recount_find(const struct nlmsghdr *h, __u16 type)
 	return NULL;
 }
 
-static int recount_get(struct rnl *nl, __u32 pid)
+static int recount_get(struct rnl *nl, __u32 pid, bool lean)
 {
 	struct genl_req r;
 	__u64 buf[1024];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
 	const struct nlattr *a;
+	ssize_t got;
 
 	req_init(&r, nl->family, RECOUNT_CMD_GET, ++nl->seq);
 	r.g.version = RECOUNT_FAMILY_VERSION;
 	put_attr(&r, RECOUNT_A_PID, &pid, sizeof(pid));
+	if (lean)
+		put_attr(&r, RECOUNT_A_LEAN, NULL, 0);
 	if (send(nl->fd, &r, r.n.nlmsg_len, 0) < 0)
 		return -1;
-	recount_reply_bytes = recv(nl->fd, buf, sizeof(buf), 0);
-	if (recount_reply_bytes <= 0)
+	got = recv(nl->fd, buf, sizeof(buf), 0);
+	if (got <= 0)
 		return -1;
+	if (lean)
+		recount_lean_reply_bytes = got;
+	else
+		recount_reply_bytes = got;
 	if (h->nlmsg_type != nl->family)
 		return -1;
 	a = recount_find(h, RECOUNT_A_PID);
 	return a && *(__u32 *)((char *)a + NLA_HDRLEN) == pid ? 0 : -1;
 }
 
-/* Dump the threads of @tgid; returns how many records came, or -1. */
-static int recount_dump(struct rnl *nl, __u32 tgid)
+/* Dump the threads of @tgid, @lean or not; returns how many records came, or -1. */
+static int recount_dump(struct rnl *nl, __u32 tgid, bool lean)
 {
 	static __u64 buf[32768];
 	struct genl_req r;
@@ -678,6 +687,8 @@ static int recount_dump(struct rnl *nl, __u32 tgid)
 	r.g.version = RECOUNT_FAMILY_VERSION;
 	put_attr(&r, RECOUNT_A_SCOPE, &scope, sizeof(scope));
 	put_attr(&r, RECOUNT_A_TGID, &tgid, sizeof(tgid));
+	if (lean)
+		put_attr(&r, RECOUNT_A_LEAN, NULL, 0);
 	if (send(nl->fd, &r, r.n.nlmsg_len, 0) < 0)
 		return -1;
 	for (;;) {
@@ -744,7 +755,7 @@ static void *sleeper(void *arg)
 static void section_read(void)
 {
 	int n = quick ? 300 : 2000, r, k, fd[2];
-	double v[3][64] = {};
+	double v[4][64] = {};
 	struct rnl nl = {};
 	struct tsnl ts = {};
 	struct taskstats st;
@@ -772,9 +783,14 @@ static void section_read(void)
 	for (r = 0; r < runs; r++) {
 		t = now_ns();
 		for (k = 0; k < n; k++)
-			if (recount_get(&nl, tid))
+			if (recount_get(&nl, tid, false))
 				die("recount get");
 		v[0][r] = (double)(now_ns() - t) / n;
+		t = now_ns();
+		for (k = 0; k < n; k++)
+			if (recount_get(&nl, tid, true))
+				die("recount get, lean");
+		v[3][r] = (double)(now_ns() - t) / n;
 		if (has_ts) {
 			t = now_ns();
 			for (k = 0; k < n; k++)
@@ -789,14 +805,16 @@ static void section_read(void)
 		v[2][r] = (double)(now_ns() - t) / n;
 	}
 	emit("read", "read one thread", "ns", "recount", v[0], runs);
+	emit("read", "read one thread", "ns", "recount-lean", v[3], runs);
 	if (has_ts)
 		emit("read", "read one thread", "ns", "taskstats", v[1], runs);
 	emit("read", "read one thread", "ns", "proc", v[2], runs);
 	{
-		char f[96];
+		char f[128];
 
-		snprintf(f, sizeof(f), "\"recount_bytes\":%zd,\"taskstats_bytes\":%zd",
-			 recount_reply_bytes, taskstats_reply_bytes);
+		snprintf(f, sizeof(f),
+			 "\"recount_bytes\":%zd,\"recount_lean_bytes\":%zd,\"taskstats_bytes\":%zd",
+			 recount_reply_bytes, recount_lean_reply_bytes, taskstats_reply_bytes);
 		emit_count("read", "reply sizes", f);
 	}
 	close(fd[1]);
@@ -806,79 +824,121 @@ static void section_read(void)
 	close(ts.fd);
 }
 
-#define MANY 10000
+/*
+ * Reading every thread of a process with 1,000, 10,000 and 50,000 threads:
+ * one recount dump, one taskstats request per thread, and /proc. The
+ * 10,000-thread row keeps its old name and carries the target; the others
+ * show how the cost grows with the number of threads.
+ */
+static const int readall_sizes[] = { 1000, 10000, 50000 };
+#define MANY 50000
 
-static void section_readall(void)
+/* The ids of the calling process's threads; returns how many. */
+static int list_tids(pid_t *tids, int room)
 {
-	int nruns = quick ? 2 : 5, r, k, fd[2], got;
-	pid_t *tids = calloc(MANY + 64, sizeof(pid_t));
-	pthread_t *th = calloc(MANY, sizeof(pthread_t));
-	double v[3][16] = {};
-	struct rnl nl = {};
-	struct tsnl ts = {};
-	struct taskstats st;
-	pthread_attr_t attr;
-	unsigned long long t, a, b;
-	int ntids = 0, started;
-	bool has_ts;
-	DIR *d;
 	struct dirent *e;
+	int n = 0;
+	DIR *d;
 
-	write_file("/proc/sys/kernel/threads-max", "100000");
-	if (pipe(fd))
-		die("pipe");
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 65536);
-	for (started = 0; started < MANY; started++)
-		if (pthread_create(&th[started], &attr, sleeper, &fd[0]))
-			break;
-	if (started < MANY) {
-		printf("recount-bench: only %d of %d threads started\n", started, MANY);
-		fflush(stdout);
-	}
 	d = opendir("/proc/self/task");
-	while ((e = readdir(d)) && ntids < MANY + 64)
+	if (!d)
+		die("/proc/self/task");
+	while ((e = readdir(d)) && n < room)
 		if (e->d_name[0] != '.')
-			tids[ntids++] = atoi(e->d_name);
+			tids[n++] = atoi(e->d_name);
 	closedir(d);
-	if (rnl_open(&nl))
-		die("recount netlink");
-	has_ts = !ts_open(&ts) && !ts_get(&ts, tids[0], &st);
+	return n;
+}
+
+static void readall_measure(struct rnl *nl, struct tsnl *ts, bool has_ts, int size,
+			    const pid_t *tids, int ntids)
+{
+	int nruns = quick ? 2 : (size > 10000 ? 3 : 5), r, k, got;
+	unsigned long long t, a, b;
+	double v[4][16] = {};
+	struct taskstats st;
+	char name[64], f[64];
+	struct dirent *e;
+	DIR *d;
+
+	if (size == 10000)
+		snprintf(name, sizeof(name), "read all threads");
+	else
+		snprintf(name, sizeof(name), "read all threads, %d", size);
 	for (r = 0; r < nruns; r++) {
-		t = now_ns();
-		got = recount_dump(&nl, getpid());
-		v[0][r] = (now_ns() - t) / 1e3;
-		if (got < 0)
-			die("recount dump");
-		if (got < ntids) {
-			printf("recount-bench: the dump listed %d of %d threads\n", got, ntids);
-			fflush(stdout);
+		for (k = 0; k < 2; k++) {
+			t = now_ns();
+			got = recount_dump(nl, getpid(), k);
+			v[k ? 3 : 0][r] = (now_ns() - t) / 1e3;
+			if (got < 0)
+				die("recount dump");
+			if (got < ntids) {
+				printf("recount-bench: the dump listed %d of %d threads\n", got, ntids);
+				fflush(stdout);
+			}
 		}
 		if (has_ts) {
 			t = now_ns();
 			for (k = 0; k < ntids; k++)
-				if (ts_get(&ts, tids[k], &st))
+				if (ts_get(ts, tids[k], &st))
 					die("taskstats get");
 			v[1][r] = (now_ns() - t) / 1e3;
 		}
 		t = now_ns();
 		d = opendir("/proc/self/task");
-		got = 0;
 		while ((e = readdir(d)))
-			if (e->d_name[0] != '.' && !proc_read(getpid(), atoi(e->d_name), &a, &b))
-				got++;
+			if (e->d_name[0] != '.')
+				proc_read(getpid(), atoi(e->d_name), &a, &b);
 		closedir(d);
 		v[2][r] = (now_ns() - t) / 1e3;
 	}
-	emit("readall", "read all threads", "us", "recount", v[0], nruns);
+	emit("readall", name, "us", "recount", v[0], nruns);
+	emit("readall", name, "us", "recount-lean", v[3], nruns);
 	if (has_ts)
-		emit("readall", "read all threads", "us", "taskstats", v[1], nruns);
-	emit("readall", "read all threads", "us", "proc", v[2], nruns);
-	{
-		char f[64];
+		emit("readall", name, "us", "taskstats", v[1], nruns);
+	emit("readall", name, "us", "proc", v[2], nruns);
+	snprintf(f, sizeof(f), "\"threads\":%d,\"size\":%d", ntids, size);
+	emit_count("readall", "threads", f);
+}
 
-		snprintf(f, sizeof(f), "\"threads\":%d", ntids);
-		emit_count("readall", "threads", f);
+static void section_readall(void)
+{
+	pid_t *tids = calloc(MANY + 64, sizeof(pid_t));
+	pthread_t *th = calloc(MANY, sizeof(pthread_t));
+	struct rnl nl = {};
+	struct tsnl ts = {};
+	struct taskstats st;
+	pthread_attr_t attr;
+	int ntids, started = 0, i, k, fd[2];
+	bool has_ts;
+
+	/* 50,000 threads: more than the default pid_max and map count allow. */
+	write_file("/proc/sys/kernel/threads-max", "200000");
+	write_file("/proc/sys/kernel/pid_max", "262144");
+	write_file("/proc/sys/vm/max_map_count", "262144");
+	if (pipe(fd))
+		die("pipe");
+	pthread_attr_init(&attr);
+	/* The smallest stack the C library takes: 50,000 of them must fit. */
+	if (pthread_attr_setstacksize(&attr, 65536))
+		pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (rnl_open(&nl))
+		die("recount netlink");
+	ntids = list_tids(tids, MANY + 64);
+	has_ts = !ts_open(&ts) && !ts_get(&ts, tids[0], &st);
+	for (i = 0; i < (int)ARRAY_SIZE(readall_sizes); i++) {
+		int size = readall_sizes[i];
+
+		for (; started < size - 1; started++)
+			if (pthread_create(&th[started], &attr, sleeper, &fd[0]))
+				break;
+		if (started < size - 1) {
+			printf("recount-bench: only %d of %d threads started\n", started + 1, size);
+			fflush(stdout);
+			break;
+		}
+		ntids = list_tids(tids, MANY + 64);
+		readall_measure(&nl, &ts, has_ts, size, tids, ntids);
 	}
 	close(fd[1]);
 	for (k = 0; k < started; k++)

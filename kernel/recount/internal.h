@@ -412,12 +412,35 @@ struct genl_info;
 struct pid_namespace;
 struct sk_buff;
 extern struct genl_family recount_nl_family;
+
+/**
+ * struct recount_nl_format - how the records of a reply are written
+ * @withheld: what of the PMU's counts the requester may not read, from
+ *	recount_nl_withheld()
+ * @version: the version of struct recount_task_runtime to add, or 0
+ * @state: add the state: flags, metrics, energy source and @withheld
+ * @lean: leave out what the reply says once or elsewhere (RECOUNT_A_LEAN):
+ *	per-kind nests on a machine with one kind of CPU, the runtime nest
+ *	where the struct of @version carries every value, and, in a dump, the
+ *	state where it is the same as in the record before
+ * @sent: in a dump, the state the last record was read with, or 0
+ *
+ * Small enough for a dump's context in struct netlink_callback.
+ */
+struct recount_nl_format {
+	u8 withheld;
+	u8 version;
+	bool state;
+	bool lean;
+	u32 sent;
+};
+
 size_t recount_nl_record_size(void);
 u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
-			   struct pid_namespace *ns, u32 version, u32 withheld);
+			   struct pid_namespace *ns, const struct recount_nl_format *fmt);
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-			    struct pid_namespace *ns, u32 version, u32 withheld);
+			    struct pid_namespace *ns, const struct recount_nl_format *fmt);
 
 /* listener.c: exit records */
 struct recount_listener;
@@ -442,6 +465,7 @@ unsigned int recount_nr_sockets_listening(void);
 
 /* kind.c: CPU kinds */
 extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
+extern bool recount_kinds_mixed;
 void recount_kind_init(void);
 enum recount_kind recount_kind_of_capacity(unsigned long capacity,
 					   unsigned long max_capacity);

@@ -18,6 +18,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/init.h>
 #include <linux/percpu.h>
@@ -35,6 +36,9 @@
 
 /* The CPUs of each kind, settled before accounting starts. */
 struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
+
+/* The machine has CPUs of more than one kind. */
+bool recount_kinds_mixed __ro_after_init;
 
 static struct cpumask recount_boot_efficiency __initdata;
 static bool recount_boot_kinds __initdata;
@@ -111,6 +115,8 @@ void __init recount_kind_init(void)
 		recount_kind_detect(efficiency);
 	cpumask_andnot(&recount_kind_cpus[RECOUNT_KIND_PERFORMANCE], cpu_possible_mask,
 		       efficiency);
+	recount_kinds_mixed = !cpumask_empty(efficiency) &&
+			      !cpumask_empty(&recount_kind_cpus[RECOUNT_KIND_PERFORMANCE]);
 
 	for_each_possible_cpu(cpu)
 		per_cpu(recount_cpus, cpu).kind = cpumask_test_cpu(cpu, efficiency) ?

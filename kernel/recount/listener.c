@@ -168,6 +168,7 @@ struct recount_exit_records {
 static struct sk_buff *recount_exit_build(const struct recount_exit_records *recs,
 					  struct task_struct *t, bool process, u64 now)
 {
+	const struct recount_nl_format fmt = { .withheld = recs->withheld, .state = true };
 	struct signal_struct *sig = t->signal;
 	struct sk_buff *msg;
 	u32 code;
@@ -180,10 +181,10 @@ static struct sk_buff *recount_exit_build(const struct recount_exit_records *rec
 		goto nospace;
 	if (process) {
 		code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code : t->exit_code;
-		err = recount_nl_fill_process(msg, t->group_leader, recs->ns, 0, recs->withheld);
+		err = recount_nl_fill_process(msg, t->group_leader, recs->ns, &fmt);
 	} else {
 		code = t->exit_code;
-		err = recount_nl_fill_thread(msg, t, recs->ns, 0, recs->withheld);
+		err = recount_nl_fill_thread(msg, t, recs->ns, &fmt);
 	}
 	if (err || nla_put_u32(msg, RECOUNT_A_EXIT_CODE, code) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_EXIT_TIME, now, RECOUNT_A_PAD))

@@ -137,22 +137,41 @@ cancel:
 
 /*
  * The state of recount, the metrics it counts, the energy source, and what
- * of them the requester may not read.
+ * of them the requester may not read, if @fmt asks for it.
  */
-static int recount_nl_put_state(struct sk_buff *msg, u32 metrics, u32 withheld)
+static int recount_nl_put_state(struct sk_buff *msg, u32 metrics,
+				const struct recount_nl_format *fmt)
 {
 	u32 flags = recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED;
 
+	if (!fmt->state)
+		return 0;
 	if (nla_put_u32(msg, RECOUNT_A_FLAGS, flags) ||
 	    nla_put_u32(msg, RECOUNT_A_METRICS, metrics) ||
 	    nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, recount_energy_source()) ||
-	    (withheld && nla_put_u32(msg, RECOUNT_A_WITHHELD, withheld)))
+	    (fmt->withheld && nla_put_u32(msg, RECOUNT_A_WITHHELD, fmt->withheld)))
 		return -EMSGSIZE;
 	return 0;
 }
 
-/* The total of @per_kind as usage, and each kind as per-kind. */
-static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics, u32 withheld,
+/*
+ * What recount_nl_put_state() puts but for what the requester may not read,
+ * which is decided once per request, as one value: a lean dump gives the
+ * state again when it changes. Never 0.
+ */
+static u32 recount_nl_state_key(void)
+{
+	return BIT(31) | (recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED) |
+	       recount_metrics_supported() << 8 | recount_energy_source() << 16;
+}
+
+/*
+ * The total of @per_kind as usage, and each kind as per-kind; in a lean
+ * record, only where the machine has CPUs of more than one kind: elsewhere
+ * the total is the one kind's usage.
+ */
+static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
+				const struct recount_nl_format *fmt,
 				const struct recount_usage per_kind[RECOUNT_NR_KINDS])
 {
 	struct recount_usage total = {};
@@ -160,10 +179,12 @@ static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics, u32 withheld,
 
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		recount_usage_sum(&total, &per_kind[k]);
-	if (recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, withheld, &total, -1, NULL))
+	if (recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, fmt->withheld, &total, -1, NULL))
 		return -EMSGSIZE;
+	if (fmt->lean && !recount_kinds_mixed)
+		return 0;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
-		if (recount_nl_put_usage(msg, RECOUNT_A_PER_KIND, metrics, withheld,
+		if (recount_nl_put_usage(msg, RECOUNT_A_PER_KIND, metrics, fmt->withheld,
 					 &per_kind[k], k, NULL))
 			return -EMSGSIZE;
 	}
@@ -201,10 +222,11 @@ static u64 recount_cpu_time(const struct recount_usage usage[RECOUNT_NR_KINDS])
 
 /*
  * Put @runtime and @cpu_time as a runtime nest of type @attr, and if
- * @version, as the struct recount_task_runtime of that version.
+ * @version, as the struct recount_task_runtime of that version; with
+ * @lean, only as the struct if that version carries every value.
  */
 static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
-				  const struct recount_runtime *runtime, u32 version)
+				  const struct recount_runtime *runtime, u32 version, bool lean)
 {
 	struct recount_task_runtime rt = {
 		.cpu_time = cpu_time,
@@ -214,6 +236,8 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
 	};
 	struct nlattr *nest;
 
+	if (lean && version && recount_runtime_size(version) == sizeof(rt))
+		goto put_struct;
 	nest = nla_nest_start(msg, attr);
 	if (!nest)
 		return -EMSGSIZE;
@@ -229,6 +253,7 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
 		return -EMSGSIZE;
 	}
 	nla_nest_end(msg, nest);
+put_struct:
 	if (version && nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, recount_runtime_size(version), &rt))
 		return -EMSGSIZE;
 	return 0;
@@ -239,13 +264,12 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
  * @msg: the message
  * @t: the thread
  * @ns: the pid namespace of the pids in the record
- * @version: the version of struct recount_task_runtime to add, or 0
- * @withheld: what the requester may not read, from recount_nl_withheld()
+ * @fmt: what the record carries, and what the requester may not read
  *
  * Return: 0, or -EMSGSIZE.
  */
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
-			   struct pid_namespace *ns, u32 version, u32 withheld)
+			   struct pid_namespace *ns, const struct recount_nl_format *fmt)
 {
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	u32 metrics = recount_metrics_supported();
@@ -258,11 +282,11 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD) ||
-	    recount_nl_put_state(msg, metrics, withheld) ||
-	    recount_nl_put_kinds(msg, metrics, withheld, usage))
+	    recount_nl_put_state(msg, metrics, fmt) ||
+	    recount_nl_put_kinds(msg, metrics, fmt, usage))
 		return -EMSGSIZE;
 	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(usage),
-				      &runtime, version);
+				      &runtime, fmt->version, fmt->lean);
 }
 
 /**
@@ -270,13 +294,12 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
  * @msg: the message
  * @leader: a thread of the process, its leader for the command name
  * @ns: the pid namespace of the pids in the record
- * @version: the version of struct recount_task_runtime to add, or 0
- * @withheld: what the requester may not read, from recount_nl_withheld()
+ * @fmt: what the record carries, and what the requester may not read
  *
  * Return: 0, or -EMSGSIZE.
  */
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-			    struct pid_namespace *ns, u32 version, u32 withheld)
+			    struct pid_namespace *ns, const struct recount_nl_format *fmt)
 {
 	struct recount_usage total[RECOUNT_NR_KINDS], exited;
 	struct recount_runtime runtime, exited_runtime;
@@ -289,16 +312,17 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, leader->start_boottime,
 			      RECOUNT_A_PAD) ||
-	    recount_nl_put_state(msg, metrics, withheld) ||
-	    recount_nl_put_kinds(msg, metrics, withheld, total) ||
-	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, withheld, &exited, -1, NULL) ||
+	    recount_nl_put_state(msg, metrics, fmt) ||
+	    recount_nl_put_kinds(msg, metrics, fmt, total) ||
+	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, fmt->withheld, &exited, -1,
+				 NULL) ||
 	    recount_nl_put_runtime(msg, RECOUNT_A_EXITED_RUNTIME,
 				   exited.level[RECOUNT_LEVEL_USER].time +
 				   exited.level[RECOUNT_LEVEL_KERNEL].time,
-				   &exited_runtime, 0))
+				   &exited_runtime, 0, false))
 		return -EMSGSIZE;
 	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(total),
-				      &runtime, version);
+				      &runtime, fmt->version, fmt->lean);
 }
 
 /* The largest usage nest: every metric, idle time, energy and irq time, kind. */
@@ -335,36 +359,33 @@ size_t recount_nl_record_size(void)
 	       nla_total_size(sizeof(struct recount_task_runtime));
 }
 
-static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu, u32 withheld)
+static int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
+			       const struct recount_nl_format *fmt)
 {
 	u32 metrics = recount_metrics_supported();
 	struct recount_cpu_usage cu;
 
 	recount_cpu_read(cpu, &cu);
 	if (nla_put_u32(msg, RECOUNT_A_CPU, cpu) ||
-	    recount_nl_put_state(msg, metrics, withheld))
+	    recount_nl_put_state(msg, metrics, fmt))
 		return -EMSGSIZE;
-	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, withheld, &cu.usage,
+	return recount_nl_put_usage(msg, RECOUNT_A_USAGE, metrics, fmt->withheld, &cu.usage,
 				    cu.kind, &cu);
 }
 
 /*
  * Find the thread (PIDTYPE_PID) or process leader (PIDTYPE_TGID) that @attr
- * names in the caller's pid namespace, if the caller may read it. Returns it
- * with a reference held, or an ERR_PTR with the reason in extack.
+ * names in the caller's pid namespace, if the caller may read it. Called
+ * under rcu_read_lock(), which keeps it from being freed: no reference is
+ * taken. Returns it, or an ERR_PTR with the reason in extack.
  */
-static struct task_struct *recount_nl_get_task(struct genl_info *info, int attr,
-					       enum pid_type type)
+static struct task_struct *recount_nl_find_task(struct genl_info *info, int attr,
+						enum pid_type type)
 {
 	struct nlattr *nla = info->attrs[attr];
 	struct task_struct *t;
 
-	rcu_read_lock();
 	t = pid_task(find_vpid(nla_get_u32(nla)), type);
-	if (t)
-		get_task_struct(t);
-	rcu_read_unlock();
-
 	if (!t) {
 		if (type == PIDTYPE_PID)
 			NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such thread");
@@ -373,12 +394,42 @@ static struct task_struct *recount_nl_get_task(struct genl_info *info, int attr,
 		return ERR_PTR(-ESRCH);
 	}
 	if (!ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS)) {
-		put_task_struct(t);
 		NL_SET_ERR_MSG_ATTR(info->extack, nla,
 				    "not allowed to read this task (needs ptrace read access)");
 		return ERR_PTR(-EACCES);
 	}
 	return t;
+}
+
+/*
+ * Fill the record of the thread or process @sel names, under RCU: neither
+ * the permission check (task_lock()) nor filling the record blocks but on a
+ * spinlock_t, which PREEMPT_RT allows inside RCU. Values of the caller and
+ * its process include this moment; others' do not depend on it: they are
+ * spared the accounting point, which reads the PMU counters.
+ */
+static int recount_nl_fill_task(struct sk_buff *msg, struct genl_info *info, int sel,
+				const struct recount_nl_format *fmt)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct task_struct *t;
+	int err;
+
+	rcu_read_lock();
+	t = recount_nl_find_task(info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID);
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+	} else if (sel == RECOUNT_A_PID) {
+		if (t == current)
+			recount_update_current();
+		err = recount_nl_fill_thread(msg, t, ns, fmt);
+	} else {
+		if (same_thread_group(t, current))
+			recount_update_current();
+		err = recount_nl_fill_process(msg, t, ns, fmt);
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 static int recount_nl_check_cpu(struct genl_info *info, unsigned int cpu)
@@ -432,10 +483,13 @@ static int recount_nl_selector(struct genl_info *info)
 int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *ver = info->attrs[RECOUNT_A_RUNTIME_VERSION];
-	struct task_struct *t = NULL;
+	struct recount_nl_format fmt = {
+		.state = true,
+		.lean = nla_get_flag(info->attrs[RECOUNT_A_LEAN]),
+	};
 	struct sk_buff *msg;
-	u32 version = 0, withheld;
 	unsigned int cpu = 0;
+	u32 version = 0;
 	int sel, err;
 	void *hdr;
 
@@ -457,58 +511,39 @@ int recount_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
-
 	if (sel == RECOUNT_A_CPU) {
 		cpu = nla_get_u32(info->attrs[RECOUNT_A_CPU]);
 		err = recount_nl_check_cpu(info, cpu);
 		if (err)
 			return err;
-	} else {
-		t = recount_nl_get_task(info, sel, sel == RECOUNT_A_PID ?
-					PIDTYPE_PID : PIDTYPE_TGID);
-		if (IS_ERR(t))
-			return PTR_ERR(t);
 	}
 
-	err = -ENOMEM;
 	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL);
 	if (!msg)
-		goto out;
+		return -ENOMEM;
 	hdr = genlmsg_iput(msg, info);
-	if (!hdr)
+	if (!hdr) {
+		err = -EMSGSIZE;
 		goto out_free;
+	}
 
-	/*
-	 * Values of the caller, its process and its CPU include this moment.
-	 * Others' do not depend on it: spare them the accounting point, which
-	 * reads the PMU counters.
-	 */
-	if (sel == RECOUNT_A_PID ? t == current :
-	    sel == RECOUNT_A_TGID ? same_thread_group(t, current) :
-	    cpu == raw_smp_processor_id())
-		recount_update_current();
-
-	withheld = recount_nl_withheld(skb, sel == RECOUNT_A_CPU);
-	if (sel == RECOUNT_A_PID)
-		err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), version,
-					     withheld);
-	else if (sel == RECOUNT_A_TGID)
-		err = recount_nl_fill_process(msg, t, task_active_pid_ns(current), version,
-					      withheld);
-	else
-		err = recount_nl_fill_cpu(msg, cpu, withheld);
+	fmt.version = version;
+	fmt.withheld = recount_nl_withheld(skb, sel == RECOUNT_A_CPU);
+	if (sel == RECOUNT_A_CPU) {
+		if (cpu == raw_smp_processor_id())
+			recount_update_current();
+		err = recount_nl_fill_cpu(msg, cpu, &fmt);
+	} else {
+		err = recount_nl_fill_task(msg, info, sel, &fmt);
+	}
 	if (err)
 		goto out_free;
 
 	genlmsg_end(msg, hdr);
-	err = genlmsg_reply(msg, info);
-	goto out;
+	return genlmsg_reply(msg, info);
 
 out_free:
 	nlmsg_free(msg);
-out:
-	if (t)
-		put_task_struct(t);
 	return err;
 }
 
@@ -534,6 +569,7 @@ static int recount_nl_put_cpulist(struct sk_buff *msg, int attr,
  */
 int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct recount_nl_format state = { .state = true };
 	struct sk_buff *msg;
 	struct nlattr *nest;
 	void *hdr;
@@ -545,7 +581,7 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_iput(msg, info);
 	if (!hdr)
 		goto nospace;
-	if (recount_nl_put_state(msg, recount_metrics_supported(), 0) ||
+	if (recount_nl_put_state(msg, recount_metrics_supported(), &state) ||
 	    nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
 		goto nospace;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
@@ -595,9 +631,8 @@ struct recount_dump_ctx {
 	struct pid_namespace *ns;
 	struct pid *requester;
 	struct recount_dump_tids *tids;
+	struct recount_nl_format fmt;
 	u32 scope;
-	u32 version;
-	u32 withheld;
 	unsigned int next;
 };
 
@@ -613,23 +648,32 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 			       unsigned int cpu)
 {
 	void *hdr;
+	u32 state;
 	int err;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &recount_nl_family, NLM_F_MULTI, RECOUNT_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	/*
+	 * A lean dump gives the state in its first record, and again in a
+	 * record read after it changed (recount switched off, the PMU or the
+	 * power model changed meanwhile).
+	 */
+	state = recount_nl_state_key();
+	ctx->fmt.state = !ctx->fmt.lean || state != ctx->fmt.sent;
 	if (ctx->scope == RECOUNT_SCOPE_CPUS)
-		err = recount_nl_fill_cpu(skb, cpu, ctx->withheld);
+		err = recount_nl_fill_cpu(skb, cpu, &ctx->fmt);
 	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
-		err = recount_nl_fill_process(skb, t, ctx->ns, ctx->version, ctx->withheld);
+		err = recount_nl_fill_process(skb, t, ctx->ns, &ctx->fmt);
 	else
-		err = recount_nl_fill_thread(skb, t, ctx->ns, ctx->version, ctx->withheld);
+		err = recount_nl_fill_thread(skb, t, ctx->ns, &ctx->fmt);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return err;
 	}
 	genlmsg_end(skb, hdr);
+	ctx->fmt.sent = state;
 	return 0;
 }
 
@@ -822,13 +866,15 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 				    "a CPU has no runtime: runtime-version goes with tasks");
 		return -EINVAL;
 	}
-	ctx->version = ver ? nla_get_u32(ver) : 0;
-	if (ctx->version > RECOUNT_RUNTIME_VERSION) {
+	if (ver && nla_get_u32(ver) > RECOUNT_RUNTIME_VERSION) {
 		NL_SET_ERR_MSG_ATTR_FMT(cb->extack, ver,
 					"unknown runtime version %u: this kernel knows versions 1 to %u",
-					ctx->version, RECOUNT_RUNTIME_VERSION);
+					nla_get_u32(ver), RECOUNT_RUNTIME_VERSION);
 		return -EINVAL;
 	}
+	ctx->fmt.version = ver ? nla_get_u32(ver) : 0;
+	ctx->fmt.state = true;
+	ctx->fmt.lean = nla_get_flag(info->attrs[RECOUNT_A_LEAN]);
 	if (tgid) {
 		struct recount_dump_tids *tids = recount_nl_tids_of(nla_get_u32(tgid));
 
@@ -841,7 +887,7 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 		}
 		ctx->tids = tids;
 	}
-	ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
+	ctx->fmt.withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
 	ctx->cred = get_current_cred();
 	ctx->ns = get_pid_ns(task_active_pid_ns(current));
 	ctx->requester = get_pid(task_tgid(current));

@@ -11,18 +11,20 @@
 #include <uapi/linux/recount.h>
 
 /* RECOUNT_CMD_GET - do */
-static const struct nla_policy recount_get_do_nl_policy[RECOUNT_A_RUNTIME_VERSION + 1] = {
+static const struct nla_policy recount_get_do_nl_policy[RECOUNT_A_LEAN + 1] = {
 	[RECOUNT_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_CPU] = { .type = NLA_U32, },
 	[RECOUNT_A_RUNTIME_VERSION] = NLA_POLICY_MIN(NLA_U32, 1),
+	[RECOUNT_A_LEAN] = { .type = NLA_FLAG, },
 };
 
 /* RECOUNT_CMD_GET - dump */
-static const struct nla_policy recount_get_dump_nl_policy[RECOUNT_A_SCOPE + 1] = {
+static const struct nla_policy recount_get_dump_nl_policy[RECOUNT_A_LEAN + 1] = {
 	[RECOUNT_A_SCOPE] = NLA_POLICY_MAX(NLA_U32, 2),
 	[RECOUNT_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[RECOUNT_A_RUNTIME_VERSION] = NLA_POLICY_MIN(NLA_U32, 1),
+	[RECOUNT_A_LEAN] = { .type = NLA_FLAG, },
 };
 
 /* RECOUNT_CMD_REGISTER - do */
@@ -41,7 +43,7 @@ const struct genl_split_ops recount_nl_ops[5] = {
 		.cmd		= RECOUNT_CMD_GET,
 		.doit		= recount_nl_get_doit,
 		.policy		= recount_get_do_nl_policy,
-		.maxattr	= RECOUNT_A_RUNTIME_VERSION,
+		.maxattr	= RECOUNT_A_LEAN,
 		.flags		= GENL_CMD_CAP_DO,
 	},
 	{
@@ -50,7 +52,7 @@ const struct genl_split_ops recount_nl_ops[5] = {
 		.dumpit		= recount_nl_get_dumpit,
 		.done		= recount_nl_get_dump_done,
 		.policy		= recount_get_dump_nl_policy,
-		.maxattr	= RECOUNT_A_SCOPE,
+		.maxattr	= RECOUNT_A_LEAN,
 		.flags		= GENL_CMD_CAP_DUMP,
 	},
 	{

@@ -247,7 +247,33 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		if (decode_usage(a, &rec->per_kind[rec->nr_kinds++]))
 			return -EPROTO;
 	}
+	/*
+	 * A lean record gives its runtime only as the struct asked for, when
+	 * that struct carries every value (version 2 and later).
+	 */
+	if (!rec->runtime.has &&
+	    rec->runtime_struct_len >= (int)sizeof(struct recount_task_runtime)) {
+		struct recount_task_runtime rt;
+
+		memcpy(&rt, rec->runtime_struct, sizeof(rt));
+		rec->runtime.has = true;
+		rec->runtime.cpu_ns = rt.cpu_time;
+		rec->runtime.queue_ns = rt.queue_time;
+		rec->runtime.fault_ns = rt.page_fault_time;
+		rec->runtime.lock_ns = rt.lock_contention_time;
+	}
 	return 0;
+}
+
+void rc_record_inherit(struct rc_record *rec, const struct rc_record *first)
+{
+	if (rec->has_flags || !first->has_flags)
+		return;
+	rec->has_flags = true;
+	rec->flags = first->flags;
+	rec->metrics = first->metrics;
+	rec->energy_source = first->energy_source;
+	rec->withheld = first->withheld;
 }
 
 const char *rc_kind_name(uint32_t kind)
@@ -282,6 +308,8 @@ struct rc_request {
 	rc_record_fn fn;
 	void *arg;
 	bool interrupted, stopped;
+	/* The last record of a lean dump that gave the state. */
+	struct rc_record first;
 };
 
 static int on_valid(struct nl_msg *msg, void *arg)
@@ -304,6 +332,11 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	if (rc_decode_record(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), &rec))
 		return NL_SKIP;
 	req->decoded++;
+	/* A lean dump gives the state again only where it changed. */
+	if (rec.has_flags)
+		req->first = rec;
+	else
+		rc_record_inherit(&rec, &req->first);
 	if (req->fn(&rec, req->arg)) {
 		req->stopped = true;
 		return NL_STOP;
@@ -427,15 +460,16 @@ int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
 	return rc_transact(c, rc_request_msg(c, RECOUNT_CMD_GET, 0, sel, id), &req);
 }
 
-int rc_dump(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
-	    rc_record_fn fn, void *arg, bool *interrupted)
+static int rc_dump_once(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
+			rc_record_fn fn, void *arg, bool *interrupted, bool lean)
 {
 	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
 	struct nl_msg *msg;
 	int err;
 
 	msg = rc_request_msg(c, RECOUNT_CMD_GET, NLM_F_DUMP, RECOUNT_A_SCOPE, scope);
-	if (msg && tgid && nla_put_u32(msg, RECOUNT_A_TGID, tgid) < 0) {
+	if (msg && ((tgid && nla_put_u32(msg, RECOUNT_A_TGID, tgid) < 0) ||
+		    (lean && nla_put_flag(msg, RECOUNT_A_LEAN) < 0))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
@@ -450,6 +484,21 @@ int rc_dump(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
 	/* A dump stopped early leaves the rest of it on the socket. */
 	if (!err && req.stopped)
 		nl_recvmsgs_default(c->sk);
+	return err;
+}
+
+int rc_dump(struct rc_client *c, enum recount_scope scope, uint32_t tgid,
+	    rc_record_fn fn, void *arg, bool *interrupted)
+{
+	int err;
+
+	/*
+	 * Lean records: the state once, no per-kind usage of a single kind. A
+	 * kernel from before them refuses the attribute, before any record.
+	 */
+	err = rc_dump_once(c, scope, tgid, fn, arg, interrupted, true);
+	if (err == -EINVAL && strstr(c->extack, "Unknown attribute"))
+		err = rc_dump_once(c, scope, tgid, fn, arg, interrupted, false);
 	return err;
 }
 

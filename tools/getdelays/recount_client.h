@@ -151,6 +151,12 @@ int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
  * Attributes this client does not know (from a newer kernel) are ignored.
  */
 int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec);
+/*
+ * A lean dump (RECOUNT_A_LEAN) gives the state (flags, metrics, energy
+ * source, withheld) in its first record and where it changed: give @rec,
+ * which has none, that of @first, the last record that had it.
+ */
+void rc_record_inherit(struct rc_record *rec, const struct rc_record *first);
 
 /* Names of the kernel's enums, for printing. */
 const char *rc_kind_name(uint32_t kind);

@@ -348,6 +348,61 @@ static void test_decode(void)
 	nlmsg_free(msg);
 }
 
+/*
+ * A lean dump: the state in its first record only, no per-kind usage on a
+ * machine of one kind, the runtime only as the struct asked for.
+ */
+static void test_decode_lean(void)
+{
+	struct recount_task_runtime rt = { .cpu_time = 40, .queue_time = 5,
+					   .page_fault_time = 6, .lock_contention_time = 7 };
+	struct rc_record first, rec;
+	struct nl_msg *msg;
+
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 7);
+	nla_put_u32(msg, RECOUNT_A_FLAGS, RECOUNT_FLAGS_DISABLED);
+	nla_put_u32(msg, RECOUNT_A_METRICS, RECOUNT_METRIC_TIME | RECOUNT_METRIC_CYCLES);
+	nla_put_u32(msg, RECOUNT_A_ENERGY_SOURCE, RECOUNT_ENERGY_SOURCE_NONE);
+	nla_put_u32(msg, RECOUNT_A_WITHHELD, RECOUNT_WITHHELD_KERNEL_PMU);
+	put_usage(msg, RECOUNT_A_USAGE, 30, 10, -1);
+	nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, sizeof(rt), &rt);
+	check(!decode(msg, &first), "a lean dump's first record decodes");
+	rc_record_inherit(&first, &first);
+	check(first.has_flags && first.flags == RECOUNT_FLAGS_DISABLED &&
+	      first.metrics == (RECOUNT_METRIC_TIME | RECOUNT_METRIC_CYCLES) &&
+	      first.withheld == RECOUNT_WITHHELD_KERNEL_PMU && first.nr_kinds == 0,
+	      "the first record carries the state");
+	check(first.runtime.has && first.runtime.cpu_ns == 40 && first.runtime.queue_ns == 5 &&
+	      first.runtime.fault_ns == 6 && first.runtime.lock_ns == 7,
+	      "a lean runtime comes from the struct");
+	nlmsg_free(msg);
+
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 8);
+	put_usage(msg, RECOUNT_A_USAGE, 3, 1, -1);
+	nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, sizeof(struct recount_task_runtime_v1), &rt);
+	check(!decode(msg, &rec), "a lean record without the state decodes");
+	check(!rec.has_flags && !rec.metrics, "the state is not in a later record");
+	rc_record_inherit(&rec, &first);
+	check(rec.has_flags && rec.flags == RECOUNT_FLAGS_DISABLED &&
+	      rec.metrics == first.metrics && rec.withheld == first.withheld &&
+	      rec.energy_source == RECOUNT_ENERGY_SOURCE_NONE && rec.pid == 8,
+	      "a later record takes the first record's state");
+	check(!rec.runtime.has, "a version 1 struct, without the runtime nest, is no runtime");
+	nlmsg_free(msg);
+
+	/* A record's own state wins over the first's. */
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 9);
+	nla_put_u32(msg, RECOUNT_A_FLAGS, 0);
+	nla_put_u32(msg, RECOUNT_A_METRICS, RECOUNT_METRIC_TIME);
+	decode(msg, &rec);
+	rc_record_inherit(&rec, &first);
+	check(rec.flags == 0 && rec.metrics == RECOUNT_METRIC_TIME, "a record's own state is kept");
+	nlmsg_free(msg);
+}
+
 static void put_ts(struct nl_msg *msg, int aggr, int idtype, uint32_t id,
 		   const struct taskstats *s, int size)
 {
@@ -718,6 +773,7 @@ int main(void)
 	test_parse_size();
 	test_parse_args();
 	test_decode();
+	test_decode_lean();
 	test_decode_taskstats();
 	test_formats();
 	test_table();

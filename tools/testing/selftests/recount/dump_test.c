@@ -224,6 +224,154 @@ TEST_F(dump, processes_and_threads)
 	free(s);
 }
 
+/* The records of one dump of this process's threads, in order. */
+struct collected {
+	struct rnl_record rec[STABLE + 16];
+	int n;
+};
+
+static void collect_record(const struct rnl_record *rec, void *arg)
+{
+	struct collected *c = arg;
+
+	if (c->n < (int)ARRAY_SIZE(c->rec))
+		c->rec[c->n++] = *rec;
+}
+
+/* The record of thread @tid in @c, or NULL. */
+static const struct rnl_record *collected_thread(const struct collected *c, __u32 tid)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rec[i].has_pid && c->rec[i].pid == tid)
+			return &c->rec[i];
+	return NULL;
+}
+
+/* Wait up to 10 s until every thread of this process but the caller sleeps. */
+static bool others_asleep(void)
+{
+	int tries, awake;
+
+	for (tries = 0; tries < 100; tries++) {
+		struct dirent *e;
+		DIR *d = opendir("/proc/self/task");
+
+		if (!d)
+			return false;
+		awake = 0;
+		while ((e = readdir(d))) {
+			char path[64], buf[256], *p;
+			pid_t tid = atoi(e->d_name);
+			FILE *f;
+
+			if (tid <= 0 || tid == sys_gettid())
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			awake += !p || p[2] != 'S';
+			fclose(f);
+		}
+		closedir(d);
+		if (!awake)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* How many kinds of CPUs the machine has, from get-info. */
+static int kinds_with_cpus(struct rnl *nl)
+{
+	struct rnl_reply info;
+	int k, n = 0;
+
+	if (rnl_get_info(nl, &info))
+		return -1;
+	for (k = 0; k < RNL_MAX_KINDS; k++)
+		n += info.rec.kind_cpus[k][0] != 0;
+	return n;
+}
+
+/*
+ * A lean dump (RECOUNT_A_LEAN) says the state once, in its first record;
+ * has per-kind usages only where the machine has CPUs of more than one kind;
+ * gives the runtime only as the struct asked for; and otherwise says what a
+ * full dump says: the blocked threads, whose values do not move, have the
+ * same usage and runtime in both. A lean get has the state in its record.
+ * Runs on the test machine (two kinds) and on the boot=on machine (one).
+ */
+TEST_F(dump, lean_records_say_the_state_once)
+{
+	int intr, not_multi, kinds, i, checked = 0;
+	struct collected *full, *lean;
+	struct rnl_reply r;
+
+	kinds = kinds_with_cpus(&self->nl);
+	ASSERT_GE(kinds, 1);
+	/* The stable threads block in read(): their values stop moving. */
+	ASSERT_TRUE(others_asleep());
+	full = calloc(2, sizeof(*full));
+	ASSERT_NE(NULL, full);
+	lean = full + 1;
+	self->nl.runtime_version = RECOUNT_RUNTIME_V2;
+	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_THREADS, getpid(), collect_record, full,
+			      &intr, &not_multi, &r));
+	self->nl.lean = true;
+	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_THREADS, getpid(), collect_record, lean,
+			      &intr, &not_multi, &r));
+	ASSERT_GT(lean->n, STABLE);
+	ASSERT_LT(lean->n, STABLE + 16);
+
+	for (i = 0; i < lean->n; i++) {
+		const struct rnl_record *l = &lean->rec[i], *f;
+
+		EXPECT_EQ(i == 0, l->has_metrics) TH_LOG("record %d of the lean dump", i);
+		EXPECT_EQ(kinds > 1 ? kinds : 0, l->nr_kinds);
+		EXPECT_FALSE(l->runtime.has);
+		EXPECT_EQ(sizeof(struct recount_task_runtime), l->runtime_struct_len);
+		f = collected_thread(full, l->pid);
+		if (!f || l->pid == (__u32)sys_gettid())
+			continue;
+		/* A stable thread, blocked in read(): its values are frozen. */
+		EXPECT_TRUE(f->has_metrics);
+		EXPECT_EQ(f->nr_kinds, 2);
+		EXPECT_TRUE(f->runtime.has);
+		EXPECT_EQ(f->usage.user, l->usage.user) TH_LOG("thread %u", l->pid);
+		EXPECT_EQ(f->usage.kernel, l->usage.kernel) TH_LOG("thread %u", l->pid);
+		EXPECT_EQ(0, memcmp(f->runtime_struct, l->runtime_struct, l->runtime_struct_len));
+		if (kinds == 1)
+			EXPECT_EQ(f->per_kind[0].user + f->per_kind[0].kernel +
+				  f->per_kind[1].user + f->per_kind[1].kernel,
+				  l->usage.user + l->usage.kernel);
+		checked++;
+	}
+	EXPECT_GE(checked, STABLE - 1);
+	EXPECT_EQ(lean->rec[0].metrics, full->rec[0].metrics);
+	EXPECT_EQ(lean->rec[0].flags, full->rec[0].flags);
+
+	/* A lean get: the state is in its one record. */
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
+	EXPECT_TRUE(r.rec.has_metrics);
+	EXPECT_EQ(kinds > 1 ? kinds : 0, r.rec.nr_kinds);
+	EXPECT_FALSE(r.rec.runtime.has);
+	EXPECT_EQ(sizeof(struct recount_task_runtime), r.rec.runtime_struct_len);
+	/* Version 1 lacks the fault and lock times: the nest stays. */
+	self->nl.runtime_version = RECOUNT_RUNTIME_V1;
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
+	EXPECT_TRUE(r.rec.runtime.has);
+	EXPECT_EQ(sizeof(struct recount_task_runtime_v1), r.rec.runtime_struct_len);
+	self->nl.runtime_version = 0;
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
+	EXPECT_TRUE(r.rec.runtime.has);
+	EXPECT_EQ(0, r.rec.runtime_struct_len);
+	free(full);
+}
+
 /*
  * The CPU dump lists each CPU a get answers for, once: every present CPU,
  * online or not. A CPU that is possible but not present (a hot-pluggable

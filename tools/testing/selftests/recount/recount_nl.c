@@ -68,7 +68,8 @@ void rnl_put(struct rnl_msg *m, __u16 type, const void *data, size_t len)
 
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
-	memcpy(RNL_ATTR_DATA(a), data, len);
+	if (len)
+		memcpy(RNL_ATTR_DATA(a), data, len);
 	memset((char *)RNL_ATTR_DATA(a) + len, 0, NLA_ALIGN(a->nla_len) - a->nla_len);
 	m->len += NLA_ALIGN(a->nla_len);
 	((struct nlmsghdr *)m->buf)->nlmsg_len = m->len;
@@ -79,66 +80,48 @@ void rnl_put_u32(struct rnl_msg *m, __u16 type, __u32 v)
 	rnl_put(m, type, &v, sizeof(v));
 }
 
+#define USAGE(attr, field, bits) \
+	{ attr, offsetof(struct rnl_usage, field), sizeof(((struct rnl_usage *)0)->field), bits }
+
+/* The attributes of a usage, where they go, and their bits in rnl_usage.has. */
+static const struct {
+	int attr;
+	size_t offset, size;
+	unsigned int has;
+} usage_values[] = {
+	USAGE(RECOUNT_A_USAGE_USER_TIME, user, 0),
+	USAGE(RECOUNT_A_USAGE_KERNEL_TIME, kernel, 0),
+	USAGE(RECOUNT_A_USAGE_IDLE_TIME, idle, RNL_IDLE),
+	USAGE(RECOUNT_A_USAGE_USER_CYCLES, user_cycles, RNL_CYCLES | RNL_USER_PMU),
+	USAGE(RECOUNT_A_USAGE_KERNEL_CYCLES, kernel_cycles, RNL_CYCLES | RNL_KERNEL_PMU),
+	USAGE(RECOUNT_A_USAGE_USER_INSTRUCTIONS, user_instructions,
+	      RNL_INSTRUCTIONS | RNL_USER_PMU),
+	USAGE(RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS, kernel_instructions,
+	      RNL_INSTRUCTIONS | RNL_KERNEL_PMU),
+	USAGE(RECOUNT_A_USAGE_ENERGY, energy, RNL_ENERGY),
+	USAGE(RECOUNT_A_USAGE_IDLE_ENERGY, idle_energy, RNL_IDLE_ENERGY),
+	USAGE(RECOUNT_A_USAGE_IDLE_IRQ_TIME, idle_irq, RNL_IDLE_IRQ),
+	USAGE(RECOUNT_A_USAGE_INEXACT, inexact, 0),
+	USAGE(RECOUNT_A_USAGE_KIND, kind, RNL_KIND),
+};
+
+/* An attribute of the wrong size is left out, as one this test does not know. */
 static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 {
 	int len = RNL_ATTR_LEN(nest);
 	struct nlattr *a;
+	size_t i;
 
 	memset(u, 0, sizeof(*u));
 	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
-		int type = a->nla_type & NLA_TYPE_MASK;
-		__u64 v = 0;
-		__u32 w = 0;
-
-		if (RNL_ATTR_LEN(a) == sizeof(v))
-			memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
-		if (RNL_ATTR_LEN(a) == sizeof(w))
-			memcpy(&w, RNL_ATTR_DATA(a), sizeof(w));
-		switch (type) {
-		case RECOUNT_A_USAGE_USER_TIME:
-			u->user = v;
-			break;
-		case RECOUNT_A_USAGE_KERNEL_TIME:
-			u->kernel = v;
-			break;
-		case RECOUNT_A_USAGE_IDLE_TIME:
-			u->idle = v;
-			u->has |= RNL_IDLE;
-			break;
-		case RECOUNT_A_USAGE_USER_CYCLES:
-			u->user_cycles = v;
-			u->has |= RNL_CYCLES | RNL_USER_PMU;
-			break;
-		case RECOUNT_A_USAGE_KERNEL_CYCLES:
-			u->kernel_cycles = v;
-			u->has |= RNL_CYCLES | RNL_KERNEL_PMU;
-			break;
-		case RECOUNT_A_USAGE_USER_INSTRUCTIONS:
-			u->user_instructions = v;
-			u->has |= RNL_INSTRUCTIONS | RNL_USER_PMU;
-			break;
-		case RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS:
-			u->kernel_instructions = v;
-			u->has |= RNL_INSTRUCTIONS | RNL_KERNEL_PMU;
-			break;
-		case RECOUNT_A_USAGE_ENERGY:
-			u->energy = v;
-			u->has |= RNL_ENERGY;
-			break;
-		case RECOUNT_A_USAGE_IDLE_ENERGY:
-			u->idle_energy = v;
-			u->has |= RNL_IDLE_ENERGY;
-			break;
-		case RECOUNT_A_USAGE_IDLE_IRQ_TIME:
-			u->idle_irq = v;
-			u->has |= RNL_IDLE_IRQ;
-			break;
-		case RECOUNT_A_USAGE_INEXACT:
-			u->inexact = w;
-			break;
-		case RECOUNT_A_USAGE_KIND:
-			u->kind = w;
-			u->has |= RNL_KIND;
+		for (i = 0; i < ARRAY_SIZE(usage_values); i++) {
+			if (usage_values[i].attr != (a->nla_type & NLA_TYPE_MASK))
+				continue;
+			if (RNL_ATTR_LEN(a) != (int)usage_values[i].size)
+				break;
+			memcpy((char *)u + usage_values[i].offset, RNL_ATTR_DATA(a),
+			       usage_values[i].size);
+			u->has |= usage_values[i].has;
 			break;
 		}
 	}
@@ -354,6 +337,10 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply)
 
 	rnl_msg_init(nl, &m, RECOUNT_CMD_GET, 0);
 	rnl_put_u32(&m, sel, id);
+	if (nl->runtime_version)
+		rnl_put_u32(&m, RECOUNT_A_RUNTIME_VERSION, nl->runtime_version);
+	if (nl->lean)
+		rnl_put(&m, RECOUNT_A_LEAN, NULL, 0);
 	return rnl_transact(nl, &m, reply);
 }
 
@@ -414,6 +401,10 @@ int rnl_dump_send(struct rnl *nl, int scope, __u32 tgid, __u32 *seq)
 		rnl_put_u32(&m, RECOUNT_A_SCOPE, scope);
 	if (tgid)
 		rnl_put_u32(&m, RECOUNT_A_TGID, tgid);
+	if (nl->runtime_version)
+		rnl_put_u32(&m, RECOUNT_A_RUNTIME_VERSION, nl->runtime_version);
+	if (nl->lean)
+		rnl_put(&m, RECOUNT_A_LEAN, NULL, 0);
 	*seq = ((struct nlmsghdr *)m.buf)->nlmsg_seq;
 	if (send(nl->fd, m.buf, m.len, 0) != (ssize_t)m.len)
 		return -errno;

@@ -16,6 +16,10 @@ struct rnl {
 	int fd;
 	__u16 family;
 	__u32 seq;
+	/* Requests for records: ask for lean ones (RECOUNT_A_LEAN) ... */
+	bool lean;
+	/* ... and for struct recount_task_runtime of this version (0: not). */
+	__u32 runtime_version;
 };
 
 /* Bits of rnl_usage.has: which attributes the kernel sent. */
