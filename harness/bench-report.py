@@ -223,14 +223,13 @@ def main():
 
     # The 10,000-thread dump carries the target; 1,000 and 50,000 show how
     # the cost grows with the number of threads.
-    for sec, name, target, check in (
-            ("read", "read one thread", "< 1 (faster)", lambda r, b, n: r < 1),
-            ("readall", "read all threads, 1000", None, None),
-            ("readall", "read all threads", "<= 0.1 (10x faster)", lambda r, b, n: r <= 0.1),
-            ("readall", "read all threads, 50000", None, None)):
-        label = name.replace("read all threads, ", "read all threads (") + ")" \
-            if name.startswith("read all threads, ") else \
-            ("read all threads (10000)" if name == "read all threads" else name)
+    for sec, name, label, target, check in (
+            ("read", "read one thread", "read one thread", "< 1 (faster)",
+             lambda r, b, n: r < 1),
+            ("readall", "read all threads, 1000", "read all threads (1000)", None, None),
+            ("readall", "read all threads", "read all threads (10000)", "<= 0.1 (10x faster)",
+             lambda r, b, n: r <= 0.1),
+            ("readall", "read all threads, 50000", "read all threads (50000)", None, None)):
         # The target is judged on lean records (RECOUNT_A_LEAN), what a
         # poller asks for; full records are shown beside them.
         lean = get(rc, name, "recount-lean", sec)
