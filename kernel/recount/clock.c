@@ -32,9 +32,27 @@ static u64 recount_clock_rate;
 /* Nanoseconds per tick of recount_clock(), 32.32 fixed point. */
 static u64 recount_clock_ns_factor = 1ULL << 32;
 
+/*
+ * How long a reader's reads of a remote CPU's user clock may take, in
+ * nanoseconds: a user/kernel transition takes longer than 2 ns (a privilege
+ * change and back is tens of cycles, an entry and exit far more), so fewer
+ * than 512 come in between, as the word's count of transitions needs.
+ */
+#define RECOUNT_WINDOW_NS	1000
+/* The same in ticks of recount_clock(). */
+static u64 recount_clock_window_ticks = RECOUNT_WINDOW_NS;
+
 static u64 recount_clock_factor_of(u64 rate)
 {
 	return div64_u64(((u64)NSEC_PER_SEC << 32) + rate / 2, rate);
+}
+
+static void recount_clock_set_rate(u64 rate)
+{
+	WRITE_ONCE(recount_clock_ns_factor, rate ? recount_clock_factor_of(rate) : 1ULL << 32);
+	WRITE_ONCE(recount_clock_window_ticks,
+		   rate ? div64_u64(RECOUNT_WINDOW_NS * rate, NSEC_PER_SEC) : RECOUNT_WINDOW_NS);
+	WRITE_ONCE(recount_clock_rate, rate);
 }
 
 /**
@@ -46,8 +64,7 @@ void recount_clock_select(void)
 {
 	u64 rate = arch_recount_clock_rate();
 
-	WRITE_ONCE(recount_clock_rate, rate);
-	WRITE_ONCE(recount_clock_ns_factor, rate ? recount_clock_factor_of(rate) : 1ULL << 32);
+	recount_clock_set_rate(rate);
 	if (rate)
 		static_branch_enable_cpuslocked(&recount_raw_clock_key);
 	else
@@ -62,6 +79,18 @@ void recount_clock_select(void)
 u64 recount_clock_factor(void)
 {
 	return READ_ONCE(recount_clock_ns_factor);
+}
+
+/**
+ * recount_clock_window() - how long a reader's reads of a user clock may take
+ *
+ * See recount_user_clock_pick().
+ *
+ * Return: the window, in ticks of recount_clock().
+ */
+u64 recount_clock_window(void)
+{
+	return READ_ONCE(recount_clock_window_ticks);
 }
 
 /**
@@ -114,10 +143,8 @@ void recount_clock_check(struct recount_cpu *rc)
 		irq_work_queue(&recount_clock_restart_irq_work);
 		return;
 	}
-	if (unlikely(rate != READ_ONCE(recount_clock_rate))) {
-		WRITE_ONCE(recount_clock_ns_factor, recount_clock_factor_of(rate));
-		WRITE_ONCE(recount_clock_rate, rate);
-	}
+	if (unlikely(rate != READ_ONCE(recount_clock_rate)))
+		recount_clock_set_rate(rate);
 	factor = READ_ONCE(recount_clock_ns_factor);
 	if (unlikely(rc->factor != factor))
 		WRITE_ONCE(rc->factor, factor);

@@ -672,49 +672,41 @@ void recount_thread_exit(struct task_struct *t)
 /*
  * Read @cpu's user clock and recount's clock together: @word is what the
  * word was when @now was read. The reader reads the word on both sides of
- * the clock; between the two, no transition is simple, one is resolved by its
- * time (which the words give), more make it read again. A word with its busy
- * bit set is waited out: a transition is under way, its time unknown.
+ * the clock and the clock on both sides of the words, interrupts off, and
+ * lets recount_user_clock_pick() say which word held, if either is known
+ * to; else it reads again: a word with its busy bit set is waited out, as a
+ * sequence count is. After RECOUNT_SAMPLE_TRIES windows too long to trust
+ * the count of transitions in (an NMI, a preempted vCPU every time), it
+ * trusts it rather than spin on.
  */
+#define RECOUNT_SAMPLE_TRIES	64
+
 static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 {
 	const u64 *p = per_cpu_ptr(&recount_user_clock, cpu);
-	u64 w1, w2, s;
+	u64 window = recount_clock_window(), w1, w2, t0, t3;
+	unsigned long flags;
+	int tries = 0;
 
 	for (;;) {
+		local_irq_save(flags);
+		t0 = recount_clock_of(cpu);
 		w1 = READ_ONCE(*p);
-		if (w1 & RECOUNT_USER_CLOCK_BUSY) {
-			cpu_relax();
-			continue;
-		}
 		/* The clock after the first load of the word... */
 		smp_rmb();
 		*now = recount_clock_of(cpu);
 		/* ...and the second after the clock, which smp_rmb() does not order. */
 		smp_mb();
 		w2 = READ_ONCE(*p);
-		if (w2 == w1)
-			break;
-		if ((w2 & RECOUNT_USER_CLOCK_BUSY) ||
-		    ((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1)
-			continue;
-		/* One transition, at s: U - s entering user mode, U + s leaving it. */
-		s = (w2 >> RECOUNT_USER_CLOCK_SHIFT) - (w1 >> RECOUNT_USER_CLOCK_SHIFT);
-		if (w2 & 1)
-			s = -s;
-		s &= RECOUNT_CLOCK_MASK;
-		w1 = ((*now - s) & RECOUNT_CLOCK_MASK) <= RECOUNT_CLOCK_MASK / 2 ? w2 : w1;
-		break;
+		t3 = recount_clock_of(cpu);
+		local_irq_restore(flags);
+		if (recount_user_clock_pick(w1, w2, t0, *now, t3, window, word))
+			return;
+		if (!((w1 | w2) & RECOUNT_USER_CLOCK_BUSY) &&
+		    recount_ticks_since(t0, t3) > window && ++tries >= RECOUNT_SAMPLE_TRIES)
+			window = RECOUNT_CLOCK_MASK;
+		cpu_relax();
 	}
-	*word = w1;
-}
-
-/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
-static __always_inline u64 recount_ticks_since(u64 a, u64 b)
-{
-	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
-
-	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
 }
 
 /*

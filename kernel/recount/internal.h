@@ -124,7 +124,7 @@ enum recount_cpu_state {
  * @curr: the thread the CPU runs, while RECOUNT_CPU_RUNNING; compared, never
  *	dereferenced, by readers
  * @at: recount_clock() at the CPU's last accounting point
- * @user: the user time of its user clock then (bits 63-8 of the word)
+ * @user: the user time of its user clock then (bits 63-10 of the word)
  * @factor: nanoseconds per tick of recount_clock(), 32.32 fixed point
  * @frac: fractions of a nanosecond carried to the next accounting point,
  *	2^-32 ns, per level, for idle and for interrupts while idle
@@ -170,7 +170,7 @@ struct recount_cpu_usage {
 	u64 idle_irq_time;
 };
 
-/* Ticks of recount_clock() are compared modulo 2^56, the user clock's range. */
+/* Ticks of recount_clock() are compared modulo 2^54, the user clock's range. */
 #define RECOUNT_CLOCK_MASK	GENMASK_ULL(63 - RECOUNT_USER_CLOCK_SHIFT, 0)
 
 /**
@@ -198,7 +198,7 @@ static inline u64 recount_ticks_to_ns(u64 ticks, u64 factor, u32 *frac)
  * @word: the user clock
  * @now: recount_clock() at the time the word is read for
  *
- * Return: the user time, in ticks modulo 2^56, as of @now.
+ * Return: the user time, in ticks modulo 2^54, as of @now.
  */
 static inline u64 recount_user_clock_user(u64 word, u64 now)
 {
@@ -209,10 +209,59 @@ static inline u64 recount_user_clock_user(u64 word, u64 now)
 	return u & RECOUNT_CLOCK_MASK;
 }
 
+/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
+static __always_inline u64 recount_ticks_since(u64 a, u64 b)
+{
+	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
+
+	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
+}
+
+/**
+ * recount_user_clock_pick() - which of two reads of a user clock held when
+ * @w1: the word, read after @t0
+ * @w2: the word, read after @now and before @t3
+ * @t0: the clock, read before @w1
+ * @now: the clock, read after @w1
+ * @t3: the clock, read after @w2
+ * @window: how far apart @t0 and @t3 may be, in ticks
+ * @word: receives the word that held at @now
+ *
+ * The transitions between @w1 and @w2 are counted modulo 512: the count
+ * says how many came only if fewer than 512 fit in the window, which a
+ * window of @window ticks ensures (see recount_clock_window()). Then none
+ * means @w1 held, one is resolved by its time s (the words give it): @w2
+ * held if s was before @now; more, or a transition under way, and neither
+ * is known to have held.
+ *
+ * Return: true if @word is set; false to read again.
+ */
+static inline bool recount_user_clock_pick(u64 w1, u64 w2, u64 t0, u64 now, u64 t3,
+					   u64 window, u64 *word)
+{
+	u64 s;
+
+	if (((w1 | w2) & RECOUNT_USER_CLOCK_BUSY) || recount_ticks_since(t0, t3) > window)
+		return false;
+	if (w2 == w1) {
+		*word = w1;
+		return true;
+	}
+	if (((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1)
+		return false;
+	/* One transition, at s: U - s entering user mode, U + s leaving it. */
+	s = (w2 >> RECOUNT_USER_CLOCK_SHIFT) - (w1 >> RECOUNT_USER_CLOCK_SHIFT);
+	if (w2 & 1)
+		s = -s;
+	s &= RECOUNT_CLOCK_MASK;
+	*word = ((now - s) & RECOUNT_CLOCK_MASK) <= RECOUNT_CLOCK_MASK / 2 ? w2 : w1;
+	return true;
+}
+
 /**
  * recount_split() - split an interval between user and kernel mode
  * @ticks: the interval, in ticks
- * @user: the growth of the user clock over it, in ticks modulo 2^56
+ * @user: the growth of the user clock over it, in ticks modulo 2^54
  * @factor: nanoseconds per tick, 32.32 fixed point
  * @frac: the fractions carried per level, updated
  * @time: receives the nanoseconds per level
@@ -386,6 +435,7 @@ static inline void recount_runtime_sum(struct recount_runtime *dst,
 /* clock.c: recount's clock */
 void recount_clock_select(void);
 u64 recount_clock_factor(void);
+u64 recount_clock_window(void);
 u64 recount_clock_of(unsigned int cpu);
 void recount_clock_check(struct recount_cpu *rc);
 

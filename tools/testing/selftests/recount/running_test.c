@@ -208,4 +208,110 @@ TEST_F(recount, busy_thread_reads_never_go_back)
 	EXPECT_GE(grew, n * 9 / 10);
 }
 
+/* Enter and leave the kernel as fast as it goes, until told to stop. */
+static void work_syscalls_until_stopped(struct worker *w)
+{
+	while (spinning())
+		syscall(SYS_getppid);
+}
+
+#define SYSCALL_READERS	3
+
+struct syscall_reader {
+	pthread_t thread;
+	pid_t tid;
+	int cpu, target_cpu, reads, err;
+	char first[96];
+};
+
+/* One reader, on its own CPU: the thread and its CPU, read after read. */
+static void *syscall_reader_main(void *p)
+{
+	struct syscall_reader *rd = p;
+	struct rnl_record thread[2], cpu[2];
+	unsigned long long end, back;
+	struct rnl_reply r;
+	const char *m;
+	struct rnl nl;
+
+	if (rd->cpu >= 0 && pin_self(rd->cpu)) {
+		rd->err = -errno;
+		return NULL;
+	}
+	rd->err = rnl_open(&nl);
+	if (rd->err)
+		return NULL;
+	thread[0] = (struct rnl_record){};
+	cpu[0] = (struct rnl_record){};
+	end = now_ns() + 3 * NSEC_PER_SEC;
+	while (now_ns() < end && !rd->first[0]) {
+		rd->err = rnl_get(&nl, RECOUNT_A_PID, rd->tid, &r);
+		if (rd->err)
+			break;
+		thread[1] = r.rec;
+		rd->err = rnl_get(&nl, RECOUNT_A_CPU, rd->target_cpu, &r);
+		if (rd->err)
+			break;
+		cpu[1] = r.rec;
+		m = first_decrease(&thread[0], &thread[1]);
+		if (m) {
+			back = strcmp(m, "user") ?
+			       thread[0].usage.kernel - thread[1].usage.kernel :
+			       thread[0].usage.user - thread[1].usage.user;
+			snprintf(rd->first, sizeof(rd->first),
+				 "read %d: the thread's %s time went back by %llu ns",
+				 rd->reads, m, back);
+		}
+		m = first_decrease(&cpu[0], &cpu[1]);
+		if (m && !rd->first[0])
+			snprintf(rd->first, sizeof(rd->first),
+				 "read %d: the CPU's %s time went back", rd->reads, m);
+		thread[0] = thread[1];
+		cpu[0] = cpu[1];
+		rd->reads++;
+	}
+	rnl_close(&nl);
+	return NULL;
+}
+
+/*
+ * A thread that does nothing but syscalls changes mode every few hundred
+ * nanoseconds; readers on the other CPUs read it and its CPU at once, as
+ * fast as they can: for each of them no level ever goes back, however close
+ * to a transition its read falls.
+ */
+TEST_F(recount, reads_during_syscalls_never_go_back)
+{
+	struct syscall_reader rd[SYSCALL_READERS];
+	int ncpus = get_nprocs(), cpu, i, n;
+	struct worker w;
+
+	cpu = ncpus > 1 ? 1 : 0;
+	n = ncpus - 1 < SYSCALL_READERS ? ncpus - 1 : SYSCALL_READERS;
+	if (n < 1)
+		n = 1;
+	spinner_stop = 0;
+	ASSERT_EQ(0, worker_start(&w, work_syscalls_until_stopped, 0, cpu));
+	ASSERT_EQ(0, worker_kick(&w));
+	for (i = 0; i < n; i++) {
+		memset(&rd[i], 0, sizeof(rd[i]));
+		rd[i].tid = w.tid;
+		rd[i].target_cpu = cpu;
+		/* Every CPU but the thread's, or wherever with one CPU. */
+		rd[i].cpu = ncpus > 1 ? (i >= cpu ? i + 1 : i) : -1;
+		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, syscall_reader_main, &rd[i]));
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(rd[i].thread, NULL);
+	spinners_stop();
+	ASSERT_EQ(0, worker_wait(&w));
+	worker_stop(&w);
+	for (i = 0; i < n; i++) {
+		TH_LOG("reader %d on CPU %d: %d reads", i, rd[i].cpu, rd[i].reads);
+		EXPECT_EQ(0, rd[i].err) TH_LOG("reader %d: %s", i, strerror(-rd[i].err));
+		EXPECT_EQ(0, rd[i].first[0]) TH_LOG("reader %d: %s", i, rd[i].first);
+		EXPECT_GT(rd[i].reads, 0);
+	}
+}
+
 TEST_HARNESS_MAIN
