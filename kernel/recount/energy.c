@@ -46,7 +46,7 @@ DEFINE_STATIC_KEY_FALSE(recount_energy_estimated_key);
  */
 static int recount_power_mw[RECOUNT_NR_KINDS * 2];
 /* The same in nJ/ns, 32.32 fixed point: [kind][idle]. */
-static u64 recount_power_factor[RECOUNT_NR_KINDS][2];
+u64 recount_power_factor[RECOUNT_NR_KINDS][2];
 
 static DEFINE_MUTEX(recount_power_mutex);
 static bool recount_power_from_boot __initdata;
@@ -66,34 +66,6 @@ u64 recount_energy_factor(u32 milliwatts)
 	return div_u64((u64)milliwatts << 32, 1000);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_energy_factor);
-
-/**
- * recount_energy_scale() - the energy drawn at a power over a time
- * @time: the time, in nanoseconds
- * @factor: the power, from recount_energy_factor()
- *
- * Return: the energy, in nanojoules; exact to a part in 2^32 of the power.
- */
-u64 recount_energy_scale(u64 time, u64 factor)
-{
-	return mul_u64_u64_shr(time, factor, 32);
-}
-EXPORT_SYMBOL_IF_KUNIT(recount_energy_scale);
-
-/**
- * recount_energy_estimate() - the estimated energy of an interval
- * @kind: the kind of the CPU
- * @idle: whether the CPU was idle
- * @time: the length of the interval, in nanoseconds
- *
- * Called at accounting points while the estimated source is on.
- *
- * Return: the energy, in nanojoules.
- */
-u64 recount_energy_estimate(unsigned int kind, bool idle, u64 time)
-{
-	return recount_energy_scale(time, READ_ONCE(recount_power_factor[kind][idle]));
-}
 
 /* Install recount_power_mw[] as the model; under recount_power_mutex. */
 static void recount_power_apply(void)

@@ -32,6 +32,7 @@
 #include <linux/compiler.h>
 #include <linux/cpumask.h>
 #include <linux/jump_label.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/recount.h>
@@ -598,10 +599,38 @@ int recount_pmu_cpu_offline(unsigned int cpu);
 
 /* energy.c: energy sources */
 DECLARE_STATIC_KEY_FALSE(recount_energy_estimated_key);
+extern u64 recount_power_factor[RECOUNT_NR_KINDS][2];
 void recount_energy_init(void);
-u64 recount_energy_estimate(unsigned int kind, bool idle, u64 time);
 u32 recount_energy_source(void);
 u64 recount_energy_factor(u32 milliwatts);
-u64 recount_energy_scale(u64 time, u64 factor);
+
+/**
+ * recount_energy_scale() - the energy drawn at a power over a time
+ * @time: the time, in nanoseconds
+ * @factor: the power, from recount_energy_factor()
+ *
+ * Return: the energy, in nanojoules; exact to a part in 2^32 of the power.
+ */
+static __always_inline u64 recount_energy_scale(u64 time, u64 factor)
+{
+	return mul_u64_u64_shr(time, factor, 32);
+}
+
+/**
+ * recount_energy_estimate() - the estimated energy of an interval
+ * @kind: the kind of the CPU
+ * @idle: whether the CPU was idle
+ * @time: the length of the interval, in nanoseconds
+ *
+ * Called at accounting points while the estimated source is on: inline, a
+ * load and a multiplication (an out-of-line call cost 14 instructions more
+ * per context switch on arm64, with the spills around it).
+ *
+ * Return: the energy, in nanojoules.
+ */
+static __always_inline u64 recount_energy_estimate(unsigned int kind, bool idle, u64 time)
+{
+	return recount_energy_scale(time, READ_ONCE(recount_power_factor[kind][idle]));
+}
 
 #endif /* _KERNEL_RECOUNT_INTERNAL_H */
