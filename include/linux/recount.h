@@ -65,18 +65,19 @@ static __always_inline u64 recount_clock(void)
  * The user clock
  *
  * Each CPU keeps one word that the user/kernel transitions update, and
- * nothing else: bits 63-10 hold the CPU's user time U, in ticks of
- * recount_clock() modulo 2^54, while the CPU is in kernel mode, and U - s
+ * nothing else: bits 63-8 hold the CPU's user time U, in ticks of
+ * recount_clock() modulo 2^56, while the CPU is in kernel mode, and U - s
  * while it is in user mode since s; the accounting points take U from it.
- * Bits 8-0 count the transitions modulo 512, odd in user mode, and bit 9
- * is set while a transition is under way, from before it reads the clock to
- * its final store, so that readers on other CPUs can tell which value of the
- * word goes with which time (kernel/recount/core.c). Only the CPU itself
- * writes the word, with interrupts disabled: no atomic operation, no barrier.
+ * Bits 6-0 count the transitions modulo 128, odd in user mode, and bit 7
+ * is set while a transition is under way, stored before it reads the clock
+ * (in program order: no barrier orders the two) and cleared by its final
+ * store, so that readers on other CPUs can tell which value of the word
+ * goes with which time (kernel/recount/core.c). Only the CPU itself writes
+ * the word, with interrupts disabled: no atomic operation, no barrier.
  */
-#define RECOUNT_USER_CLOCK_SHIFT	10
-#define RECOUNT_USER_CLOCK_BUSY		BIT_ULL(9)
-#define RECOUNT_USER_CLOCK_COUNT	GENMASK_ULL(8, 0)
+#define RECOUNT_USER_CLOCK_SHIFT	8
+#define RECOUNT_USER_CLOCK_BUSY		BIT_ULL(7)
+#define RECOUNT_USER_CLOCK_COUNT	GENMASK_ULL(6, 0)
 
 DECLARE_PER_CPU(u64, recount_user_clock);
 
@@ -110,7 +111,7 @@ static __always_inline void recount_user_transition(bool to_user)
 	u64 w = *word;
 
 	WRITE_ONCE(*word, w | RECOUNT_USER_CLOCK_BUSY);
-	/* The clock is read after the busy bit is set, as far as this CPU goes. */
+	/* The clock is read after the busy bit is stored, in program order. */
 	barrier();
 	WRITE_ONCE(*word, recount_user_clock_next(w, recount_clock(), to_user));
 }

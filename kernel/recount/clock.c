@@ -20,6 +20,7 @@
 #include <linux/irq_work.h>
 #include <linux/math64.h>
 #include <linux/time64.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
@@ -34,11 +35,13 @@ static u64 recount_clock_ns_factor = 1ULL << 32;
 
 /*
  * How long a reader's reads of a remote CPU's user clock may take, in
- * nanoseconds: a user/kernel transition takes longer than 2 ns (a privilege
- * change and back is tens of cycles, an entry and exit far more), so fewer
- * than 512 come in between, as the word's count of transitions needs.
+ * nanoseconds, for it to trust their count of transitions, modulo 128: a
+ * user/kernel transition is a privilege change and entry or exit code, tens
+ * of nanoseconds at the least (an arm64 getppid() round trip is 251
+ * instructions), so 128 cannot come in 500 ns, which even a reader under
+ * QEMU's TCG takes only when it stalls.
  */
-#define RECOUNT_WINDOW_NS	1000
+#define RECOUNT_WINDOW_NS	500
 /* The same in ticks of recount_clock(). */
 static u64 recount_clock_window_ticks = RECOUNT_WINDOW_NS;
 
@@ -51,7 +54,8 @@ static void recount_clock_set_rate(u64 rate)
 {
 	WRITE_ONCE(recount_clock_ns_factor, rate ? recount_clock_factor_of(rate) : 1ULL << 32);
 	WRITE_ONCE(recount_clock_window_ticks,
-		   rate ? div64_u64(RECOUNT_WINDOW_NS * rate, NSEC_PER_SEC) : RECOUNT_WINDOW_NS);
+		   rate ? max(div64_u64(RECOUNT_WINDOW_NS * rate, NSEC_PER_SEC), 1ULL) :
+		   RECOUNT_WINDOW_NS);
 	WRITE_ONCE(recount_clock_rate, rate);
 }
 
@@ -86,7 +90,7 @@ u64 recount_clock_factor(void)
  *
  * See recount_user_clock_pick().
  *
- * Return: the window, in ticks of recount_clock().
+ * Return: the window, in ticks of recount_clock_window_clock().
  */
 u64 recount_clock_window(void)
 {
@@ -94,8 +98,24 @@ u64 recount_clock_window(void)
 }
 
 /**
+ * recount_clock_window_clock() - the clock a reader times its reads with
+ *
+ * The raw counter, ordered after every load before it; without one, the
+ * fast monotonic clock, which, unlike local_clock(), does not stand still
+ * while interrupts are off.
+ *
+ * Return: the clock, in ticks of the raw counter or in nanoseconds.
+ */
+u64 recount_clock_window_clock(void)
+{
+	if (static_branch_likely(&recount_raw_clock_key))
+		return arch_recount_clock_ordered();
+	return ktime_get_mono_fast_ns();
+}
+
+/**
  * recount_clock_of() - read recount's clock as @cpu reads it, after every
- *	access before
+ *	load before (the raw counter)
  * @cpu: the CPU whose interval in progress is read
  *
  * What a reader compares with @cpu's last accounting point: the raw

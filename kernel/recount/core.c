@@ -75,9 +75,11 @@
  *   it sums them. They add the interval in progress of a running thread or an
  *   idle CPU, up to the read, split by the user clock read on both sides of
  *   the reader's clock read (recount_user_clock_sample()): values read are
- *   current even on a nohz_full CPU that takes no tick, and never go back. A
- *   read of the calling thread first folds its interval in progress, counts
- *   included (recount_update_current()).
+ *   current even on a nohz_full CPU that takes no tick, and do not go back
+ *   but by the time a store takes to reach the reader's CPU (the writers
+ *   order no clock read after a store: Documentation/accounting/recount.rst).
+ *   A read of the calling thread first folds its interval in progress,
+ *   counts included (recount_update_current()).
  */
 
 #include <kunit/visibility.h>
@@ -672,39 +674,36 @@ void recount_thread_exit(struct task_struct *t)
 /*
  * Read @cpu's user clock and recount's clock together: @word is what the
  * word was when @now was read. The reader reads the word on both sides of
- * the clock and the clock on both sides of the words, interrupts off, and
- * lets recount_user_clock_pick() say which word held, if either is known
- * to; else it reads again: a word with its busy bit set is waited out, as a
- * sequence count is. After RECOUNT_SAMPLE_TRIES windows too long to trust
- * the count of transitions in (an NMI, a preempted vCPU every time), it
- * trusts it rather than spin on.
+ * the clock, and its own clock on both sides of the two words, interrupts
+ * off, and lets recount_user_clock_pick() say which word held; if neither
+ * is known to, it reads again, as a sequence count's reader does: a
+ * transition under way is waited out, and a reader that stalled (an NMI, a
+ * preempted vCPU) reads again only if the word changed meanwhile.
  */
-#define RECOUNT_SAMPLE_TRIES	64
-
 static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 {
 	const u64 *p = per_cpu_ptr(&recount_user_clock, cpu);
-	u64 window = recount_clock_window(), w1, w2, t0, t3;
+	u64 window = recount_clock_window(), w1, w2, before, after;
 	unsigned long flags;
-	int tries = 0;
 
 	for (;;) {
 		local_irq_save(flags);
-		t0 = recount_clock_of(cpu);
+		before = recount_clock_window_clock();
+		/* The window's start before the first load of the word... */
+		smp_rmb();
 		w1 = READ_ONCE(*p);
 		/* The clock after the first load of the word... */
 		smp_rmb();
 		*now = recount_clock_of(cpu);
-		/* ...and the second after the clock, which smp_rmb() does not order. */
-		smp_mb();
+		/* ...and the second after the clock (rdtsc_ordered() is load-like). */
+		smp_rmb();
 		w2 = READ_ONCE(*p);
-		t3 = recount_clock_of(cpu);
+		/* ...and its end after the second. */
+		smp_rmb();
+		after = recount_clock_window_clock();
 		local_irq_restore(flags);
-		if (recount_user_clock_pick(w1, w2, t0, *now, t3, window, word))
+		if (recount_user_clock_pick(w1, w2, before, *now, after, window, word))
 			return;
-		if (!((w1 | w2) & RECOUNT_USER_CLOCK_BUSY) &&
-		    recount_ticks_since(t0, t3) > window && ++tries >= RECOUNT_SAMPLE_TRIES)
-			window = RECOUNT_CLOCK_MASK;
 		cpu_relax();
 	}
 }

@@ -125,7 +125,7 @@ enum recount_cpu_state {
  * @curr: the thread the CPU runs, while RECOUNT_CPU_RUNNING; compared, never
  *	dereferenced, by readers
  * @at: recount_clock() at the CPU's last accounting point
- * @user: the user time of its user clock then (bits 63-10 of the word)
+ * @user: the user time of its user clock then (bits 63-8 of the word)
  * @factor: nanoseconds per tick of recount_clock(), 32.32 fixed point
  * @frac: fractions of a nanosecond carried to the next accounting point,
  *	2^-32 ns, per level, for idle and for interrupts while idle
@@ -171,7 +171,7 @@ struct recount_cpu_usage {
 	u64 idle_irq_time;
 };
 
-/* Ticks of recount_clock() are compared modulo 2^54, the user clock's range. */
+/* Ticks of recount_clock() are compared modulo 2^56, the user clock's range. */
 #define RECOUNT_CLOCK_MASK	GENMASK_ULL(63 - RECOUNT_USER_CLOCK_SHIFT, 0)
 
 /**
@@ -199,7 +199,7 @@ static inline u64 recount_ticks_to_ns(u64 ticks, u64 factor, u32 *frac)
  * @word: the user clock
  * @now: recount_clock() at the time the word is read for
  *
- * Return: the user time, in ticks modulo 2^54, as of @now.
+ * Return: the user time, in ticks modulo 2^56, as of @now.
  */
 static inline u64 recount_user_clock_user(u64 word, u64 now)
 {
@@ -219,36 +219,39 @@ static __always_inline u64 recount_ticks_since(u64 a, u64 b)
 }
 
 /**
- * recount_user_clock_pick() - which of two reads of a user clock held when
- * @w1: the word, read after @t0
- * @w2: the word, read after @now and before @t3
- * @t0: the clock, read before @w1
- * @now: the clock, read after @w1
- * @t3: the clock, read after @w2
- * @window: how far apart @t0 and @t3 may be, in ticks
+ * recount_user_clock_pick() - which of two reads of a user clock held at a
+ *	clock read between them
+ * @w1: the word, read after @before
+ * @w2: the word, read after @now and before @after
+ * @before: a clock read before @w1, on the reader's CPU
+ * @now: recount's clock, read after @w1
+ * @after: a clock read after @w2, on the reader's CPU
+ * @window: how long the reads may take, in ticks of the clock of @before
+ *	and @after
  * @word: receives the word that held at @now
  *
- * The transitions between @w1 and @w2 are counted modulo 512: the count
- * says how many came only if fewer than 512 fit in the window, which a
- * window of @window ticks ensures (see recount_clock_window()). Then none
- * means @w1 held, one is resolved by its time s (the words give it): @w2
- * held if s was before @now; more, or a transition under way, and neither
- * is known to have held.
+ * The same word twice held throughout. Else the count of transitions in
+ * between, modulo 128, says how many came only if fewer than 128 fit in the
+ * reads, which a window of @window ensures (recount_clock_window()): then
+ * one is resolved by its time s, which the two words give (@w2 held if s
+ * was before @now), and more, or one under way, are read again, as is one
+ * in a longer window (the reader stalled).
  *
  * Return: true if @word is set; false to read again.
  */
-static inline bool recount_user_clock_pick(u64 w1, u64 w2, u64 t0, u64 now, u64 t3,
+static inline bool recount_user_clock_pick(u64 w1, u64 w2, u64 before, u64 now, u64 after,
 					   u64 window, u64 *word)
 {
 	u64 s;
 
-	if (((w1 | w2) & RECOUNT_USER_CLOCK_BUSY) || recount_ticks_since(t0, t3) > window)
+	if ((w1 | w2) & RECOUNT_USER_CLOCK_BUSY)
 		return false;
 	if (w2 == w1) {
 		*word = w1;
 		return true;
 	}
-	if (((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1)
+	if (((w2 - w1) & RECOUNT_USER_CLOCK_COUNT) != 1 || after < before ||
+	    after - before > window)
 		return false;
 	/* One transition, at s: U - s entering user mode, U + s leaving it. */
 	s = (w2 >> RECOUNT_USER_CLOCK_SHIFT) - (w1 >> RECOUNT_USER_CLOCK_SHIFT);
@@ -262,7 +265,7 @@ static inline bool recount_user_clock_pick(u64 w1, u64 w2, u64 t0, u64 now, u64 
 /**
  * recount_split() - split an interval between user and kernel mode
  * @ticks: the interval, in ticks
- * @user: the growth of the user clock over it, in ticks modulo 2^54
+ * @user: the growth of the user clock over it, in ticks modulo 2^56
  * @factor: nanoseconds per tick, 32.32 fixed point
  * @frac: the fractions carried per level, updated
  * @time: receives the nanoseconds per level
@@ -437,6 +440,7 @@ static inline void recount_runtime_sum(struct recount_runtime *dst,
 void recount_clock_select(void);
 u64 recount_clock_factor(void);
 u64 recount_clock_window(void);
+u64 recount_clock_window_clock(void);
 u64 recount_clock_of(unsigned int cpu);
 void recount_clock_check(struct recount_cpu *rc);
 

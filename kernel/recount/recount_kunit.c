@@ -48,51 +48,69 @@ static void recount_test_user_clock(struct kunit *test)
 }
 
 /*
- * A reader's two reads of a user clock, around its clock read at 1000: which
- * word held then, if either is known to.
+ * A reader's two reads of a user clock, around its clock read at 1000, in a
+ * window of 20 ticks (990-1010) or of 700 (400-1100), trusted up to 50:
+ * which word held at 1000, if either is known to.
  */
 static void recount_test_user_clock_pick(struct kunit *test)
 {
-	u64 k = recount_test_transition(0, 100, true), w, u, word = 0;
+	static const struct {
+		bool from_user;	/* from user mode since 300, else kernel since 200 */
+		u64 at;		/* the transition's time */
+		u64 user;	/* the user time at the clock read, 1000 */
+		bool second;	/* the second word held then */
+	} one[] = {
+		{ true, 995, 100 + 695, true },
+		{ true, 1005, 100 + 700, false },
+		{ false, 995, 100 + 5, true },
+		{ false, 1005, 100, false },
+	};
+	u64 k, u, w, word = 0;
 	int i;
 
-	/* User mode since 100, then kernel mode from 900 or from 1100. */
-	k = recount_test_transition(k, 200, false);
+	/* User mode 100-200, kernel mode from 200: 100 ticks of user time. */
+	k = recount_test_transition(recount_test_transition(0, 100, true), 200, false);
+	/* ...and user mode again from 300. */
 	u = recount_test_transition(k, 300, true);
-	/* No transition between the two reads: the word held. */
+
+	/* No transition between the reads: the word held, however long they took. */
 	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, u, 990, 1000, 1010, 50, &word));
 	KUNIT_EXPECT_EQ(test, word, u);
-	/* One, before the clock read: the second word held. */
-	w = recount_test_transition(u, 995, false);
-	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
-	KUNIT_EXPECT_EQ(test, word, w);
-	KUNIT_EXPECT_EQ(test, recount_user_clock_user(word, 1000), 100 + 695);
-	/* One, after it: the first word held. */
-	w = recount_test_transition(u, 1005, false);
-	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
+	word = 0;
+	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, u, 400, 1000, 1100, 50, &word));
 	KUNIT_EXPECT_EQ(test, word, u);
-	KUNIT_EXPECT_EQ(test, recount_user_clock_user(word, 1000), 100 + 700);
-	/* Two: unknown. A transition under way: unknown. */
-	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, recount_test_transition(w, 1006, true),
-							 990, 1000, 1010, 50, &word));
+
+	/* One transition, into either mode, before or after the clock read. */
+	for (i = 0; i < ARRAY_SIZE(one); i++) {
+		u64 from = one[i].from_user ? u : k;
+
+		w = recount_test_transition(from, one[i].at, !one[i].from_user);
+		KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(from, w, 990, 1000, 1010, 50,
+								&word));
+		KUNIT_EXPECT_EQ(test, word, one[i].second ? w : from);
+		KUNIT_EXPECT_EQ(test, recount_user_clock_user(word, 1000), one[i].user);
+	}
+
+	/* Two transitions: unknown. One under way: unknown. */
+	w = recount_test_transition(recount_test_transition(u, 995, false), 996, true);
+	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, u | RECOUNT_USER_CLOCK_BUSY,
 							 990, 1000, 1010, 50, &word));
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u | RECOUNT_USER_CLOCK_BUSY, u,
 							 990, 1000, 1010, 50, &word));
 
 	/*
-	 * 513 transitions, from 500 on: the count says one. Only a reader that
-	 * stalled between its reads of the word can miss so many, and its
-	 * window is too long to trust the count.
+	 * 129 transitions from 500 on, by a reader that stalled between its
+	 * reads: the count says one, the window says the count cannot be
+	 * trusted. So does a window that ends before it begins.
 	 */
 	w = u;
-	for (i = 0; i < 513; i++)
+	for (i = 0; i < 129; i++)
 		w = recount_test_transition(w, 500 + i, i & 1);
 	KUNIT_EXPECT_EQ(test, (w - u) & RECOUNT_USER_CLOCK_COUNT, 1);
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, w, 400, 1000, 1100, 50, &word));
-	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
-	/* The clocks of two CPUs may disagree a little: not a long window. */
-	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, u, 1010, 1000, 990, 50, &word));
+	w = recount_test_transition(u, 995, false);
+	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, w, 1010, 1000, 990, 50, &word));
 }
 
 static void recount_test_user_clock_wraps(struct kunit *test)
@@ -100,16 +118,16 @@ static void recount_test_user_clock_wraps(struct kunit *test)
 	u64 w = 0, now = RECOUNT_CLOCK_MASK - 10, user = 0;
 	int i;
 
-	/* The count wraps at 512 without touching the busy bit or the time... */
-	for (i = 0; i < 1100; i++) {
+	/* The count wraps at 128 without touching the busy bit or the time... */
+	for (i = 0; i < 300; i++) {
 		w = recount_test_transition(w, now, !(i & 1));
-		KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_COUNT, (i + 1) & 511);
+		KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_COUNT, (i + 1) & 127);
 		KUNIT_EXPECT_EQ(test, w & RECOUNT_USER_CLOCK_BUSY, 0);
 		if (i & 1)
 			user += 3;
 		now += 3;
 	}
-	/* ...and the clock wraps at 2^54 (and at 2^64) without losing time. */
+	/* ...and the clock wraps at 2^56 (and at 2^64) without losing time. */
 	KUNIT_EXPECT_EQ(test, recount_user_clock_user(w, now), user);
 	w = recount_test_transition(0, U64_MAX - 1, true);
 	w = recount_test_transition(w, 5, false);

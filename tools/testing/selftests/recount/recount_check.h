@@ -9,6 +9,7 @@
 #define _RECOUNT_CHECK_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "recount_nl.h"
 
@@ -34,6 +35,24 @@ static inline __u64 *rnl_metric(struct rnl_usage *u, size_t i)
 static inline __u64 rnl_metric_of(const struct rnl_usage *u, size_t i)
 {
 	return *rnl_metric((struct rnl_usage *)u, i);
+}
+
+/* The metric of @u that rnl_metrics[] names @name, or 0. */
+static inline __u64 rnl_metric_named(const struct rnl_usage *u, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < RNL_NR_METRICS; i++)
+		if (!strcmp(rnl_metrics[i].name, name))
+			return rnl_metric_of(u, i);
+	return 0;
+}
+
+/* By how much metric @name of @b is less than that of @a. */
+static inline __u64 rnl_usage_drop(const struct rnl_usage *a, const struct rnl_usage *b,
+				   const char *name)
+{
+	return rnl_metric_named(a, name) - rnl_metric_named(b, name);
 }
 
 /* A metric of @a greater than that of @b: @b decreased, if @a came first. */

@@ -208,11 +208,22 @@ TEST_F(recount, busy_thread_reads_never_go_back)
 	EXPECT_GE(grew, n * 9 / 10);
 }
 
-/* Enter and leave the kernel as fast as it goes, until told to stop. */
+/*
+ * Enter and leave the kernel as fast as it goes, 64 times, then spin in
+ * user mode a little, until told to stop: reads fall among many
+ * transitions, and next to a lone one after a stretch in one mode.
+ */
 static void work_syscalls_until_stopped(struct worker *w)
 {
-	while (spinning())
-		syscall(SYS_getppid);
+	unsigned long x = 0;
+	int i;
+
+	while (spinning()) {
+		for (i = 0; i < 64; i++)
+			syscall(SYS_getppid);
+		for (i = 0; i < 20000; i++)
+			asm volatile("" : "+r" (x));
+	}
 }
 
 #define SYSCALL_READERS	3
@@ -234,7 +245,7 @@ static void *syscall_reader_main(void *p)
 	const char *m;
 	struct rnl nl;
 
-	if (rd->cpu >= 0 && pin_self(rd->cpu)) {
+	if (pin_self(rd->cpu)) {
 		rd->err = -errno;
 		return NULL;
 	}
@@ -265,7 +276,9 @@ static void *syscall_reader_main(void *p)
 		m = first_decrease(&cpu[0], &cpu[1]);
 		if (m && !rd->first[0])
 			snprintf(rd->first, sizeof(rd->first),
-				 "read %d: the CPU's %s time went back", rd->reads, m);
+				 "read %d: the CPU's %s time went back by %llu ns", rd->reads, m,
+				 strcmp(m, "user") ? cpu[0].usage.kernel - cpu[1].usage.kernel :
+				 cpu[0].usage.user - cpu[1].usage.user);
 		thread[0] = thread[1];
 		cpu[0] = cpu[1];
 		rd->reads++;
@@ -275,21 +288,27 @@ static void *syscall_reader_main(void *p)
 }
 
 /*
- * A thread that does nothing but syscalls changes mode every few hundred
- * nanoseconds; readers on the other CPUs read it and its CPU at once, as
- * fast as they can: for each of them no level ever goes back, however close
- * to a transition its read falls.
+ * A thread in bursts of syscalls changes mode every few hundred nanoseconds,
+ * then spins in user mode; readers on up to three other CPUs read it and its
+ * CPU at once, as fast as they can, for 3 s: for each of them no level goes
+ * back, however close to a transition its read falls.
  */
 TEST_F(recount, reads_during_syscalls_never_go_back)
 {
 	struct syscall_reader rd[SYSCALL_READERS];
-	int ncpus = get_nprocs(), cpu, i, n;
+	int cpus[SYSCALL_READERS + 1], cpu, i, n = 0;
 	struct worker w;
+	cpu_set_t set;
 
-	cpu = ncpus > 1 ? 1 : 0;
-	n = ncpus - 1 < SYSCALL_READERS ? ncpus - 1 : SYSCALL_READERS;
-	if (n < 1)
-		n = 1;
+	/* The thread on one CPU we may use, readers on up to three others. */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (i = 0; i < CPU_SETSIZE && n < SYSCALL_READERS + 1; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[n++] = i;
+	if (n < 2)
+		SKIP(return, "one CPU: a read from another CPU needs two");
+	cpu = cpus[0];
+	n--;
 	spinner_stop = 0;
 	ASSERT_EQ(0, worker_start(&w, work_syscalls_until_stopped, 0, cpu));
 	ASSERT_EQ(0, worker_kick(&w));
@@ -297,8 +316,7 @@ TEST_F(recount, reads_during_syscalls_never_go_back)
 		memset(&rd[i], 0, sizeof(rd[i]));
 		rd[i].tid = w.tid;
 		rd[i].target_cpu = cpu;
-		/* Every CPU but the thread's, or wherever with one CPU. */
-		rd[i].cpu = ncpus > 1 ? (i >= cpu ? i + 1 : i) : -1;
+		rd[i].cpu = cpus[i + 1];
 		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, syscall_reader_main, &rd[i]));
 	}
 	for (i = 0; i < n; i++)
@@ -310,7 +328,7 @@ TEST_F(recount, reads_during_syscalls_never_go_back)
 		TH_LOG("reader %d on CPU %d: %d reads", i, rd[i].cpu, rd[i].reads);
 		EXPECT_EQ(0, rd[i].err) TH_LOG("reader %d: %s", i, strerror(-rd[i].err));
 		EXPECT_EQ(0, rd[i].first[0]) TH_LOG("reader %d: %s", i, rd[i].first);
-		EXPECT_GT(rd[i].reads, 0);
+		EXPECT_GT(rd[i].reads, 100);
 	}
 }
 

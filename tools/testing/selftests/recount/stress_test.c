@@ -162,7 +162,8 @@ static void check_dumped(const struct rnl_record *rec, void *arg)
 	if (rec->has_cpu && rec->cpu < MAX_CPUS) {
 		m = rd->seen[rec->cpu] ? rnl_usage_exceeds(&rd->cpu[rec->cpu], &rec->usage) : NULL;
 		if (m)
-			violation("cpu %u: %s decreased", rec->cpu, m);
+			violation("cpu %u: %s decreased by %llu", rec->cpu, m,
+				  rnl_usage_drop(&rd->cpu[rec->cpu], &rec->usage, m));
 		rd->cpu[rec->cpu] = rec->usage;
 		rd->seen[rec->cpu] = true;
 		return;
@@ -209,7 +210,8 @@ static void *reader_main(void *p)
 		}
 		m = rnl_usage_exceeds(&rd->process, &r.rec.usage);
 		if (m)
-			violation("subject: %s decreased", m);
+			violation("subject: %s decreased by %llu", m,
+				  rnl_usage_drop(&rd->process, &r.rec.usage, m));
 		m = rnl_usage_exceeds(&rd->max_thread, &r.rec.usage);
 		if (m)
 			violation("a thread of the subject has more %s than the subject", m);
