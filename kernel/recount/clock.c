@@ -19,8 +19,8 @@
 #include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/math64.h>
+#include <linux/sched/clock.h>
 #include <linux/time64.h>
-#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
@@ -42,7 +42,7 @@ static u64 recount_clock_ns_factor = 1ULL << 32;
  * QEMU's TCG takes only when it stalls.
  */
 #define RECOUNT_WINDOW_NS	500
-/* The same in ticks of recount_clock(). */
+/* The same in ticks of recount_clock_window_clock(). */
 static u64 recount_clock_window_ticks = RECOUNT_WINDOW_NS;
 
 static u64 recount_clock_factor_of(u64 rate)
@@ -100,9 +100,10 @@ u64 recount_clock_window(void)
 /**
  * recount_clock_window_clock() - the clock a reader times its reads with
  *
- * The raw counter, ordered after every load before it; without one, the
- * fast monotonic clock, which, unlike local_clock(), does not stand still
- * while interrupts are off.
+ * The raw counter, ordered after every load before it; without one,
+ * sched_clock(), as cheap and, unlike local_clock(), not held back at the
+ * tick's bound while interrupts are off. Only its progress on the reader's
+ * own CPU matters.
  *
  * Return: the clock, in ticks of the raw counter or in nanoseconds.
  */
@@ -110,7 +111,7 @@ u64 recount_clock_window_clock(void)
 {
 	if (static_branch_likely(&recount_raw_clock_key))
 		return arch_recount_clock_ordered();
-	return ktime_get_mono_fast_ns();
+	return sched_clock();
 }
 
 /**

@@ -678,13 +678,23 @@ void recount_thread_exit(struct task_struct *t)
  * off, and lets recount_user_clock_pick() say which word held; if neither
  * is known to, it reads again, as a sequence count's reader does: a
  * transition under way is waited out, and a reader that stalled (an NMI, a
- * preempted vCPU) reads again only if the word changed meanwhile.
+ * preempted vCPU) reads again only if the word changed meanwhile. A reader
+ * whose every window is long (a hypervisor that traps the counter) would
+ * never see one transition resolved: after RECOUNT_SAMPLE_TRIES such windows
+ * it trusts the count rather than spin on.
+ *
+ * A sample that straddles recount being switched off and on (a change of
+ * clock, and of the window's unit) is discarded by the caller: the switch
+ * opens the CPU's sequence count.
  */
+#define RECOUNT_SAMPLE_TRIES	16
+
 static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 {
 	const u64 *p = per_cpu_ptr(&recount_user_clock, cpu);
 	u64 window = recount_clock_window(), w1, w2, before, after;
 	unsigned long flags;
+	int long_windows = 0;
 
 	for (;;) {
 		local_irq_save(flags);
@@ -704,6 +714,8 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 		local_irq_restore(flags);
 		if (recount_user_clock_pick(w1, w2, before, *now, after, window, word))
 			return;
+		if (after - before > window && ++long_windows == RECOUNT_SAMPLE_TRIES)
+			window = U64_MAX;
 		cpu_relax();
 	}
 }

@@ -61,6 +61,7 @@ static void recount_test_user_clock_pick(struct kunit *test)
 		bool second;	/* the second word held then */
 	} one[] = {
 		{ true, 995, 100 + 695, true },
+		{ true, 1000, 100 + 700, true },
 		{ true, 1005, 100 + 700, false },
 		{ false, 995, 100 + 5, true },
 		{ false, 1005, 100, false },
@@ -79,6 +80,9 @@ static void recount_test_user_clock_pick(struct kunit *test)
 	word = 0;
 	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, u, 400, 1000, 1100, 50, &word));
 	KUNIT_EXPECT_EQ(test, word, u);
+	word = 0;
+	KUNIT_EXPECT_TRUE(test, recount_user_clock_pick(u, u, 1010, 1000, 990, 50, &word));
+	KUNIT_EXPECT_EQ(test, word, u);
 
 	/* One transition, into either mode, before or after the clock read. */
 	for (i = 0; i < ARRAY_SIZE(one); i++) {
@@ -91,9 +95,15 @@ static void recount_test_user_clock_pick(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, recount_user_clock_user(word, 1000), one[i].user);
 	}
 
-	/* Two transitions: unknown. One under way: unknown. */
+	/* Two transitions, or 128 (a count of none, another word): unknown. */
 	w = recount_test_transition(recount_test_transition(u, 995, false), 996, true);
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
+	w = u;
+	for (i = 0; i < 128; i++)
+		w = recount_test_transition(w, 500 + i, i & 1);
+	KUNIT_EXPECT_EQ(test, (w - u) & RECOUNT_USER_CLOCK_COUNT, 0);
+	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, w, 990, 1000, 1010, 50, &word));
+	/* One under way: unknown. */
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u, u | RECOUNT_USER_CLOCK_BUSY,
 							 990, 1000, 1010, 50, &word));
 	KUNIT_EXPECT_FALSE(test, recount_user_clock_pick(u | RECOUNT_USER_CLOCK_BUSY, u,
@@ -102,7 +112,8 @@ static void recount_test_user_clock_pick(struct kunit *test)
 	/*
 	 * 129 transitions from 500 on, by a reader that stalled between its
 	 * reads: the count says one, the window says the count cannot be
-	 * trusted. So does a window that ends before it begins.
+	 * trusted. So does a window that ends before it begins (the same word
+	 * twice, above, needs no window).
 	 */
 	w = u;
 	for (i = 0; i < 129; i++)

@@ -22,7 +22,7 @@ static __always_inline u64 arch_recount_clock(void)
 
 /**
  * arch_recount_clock_ordered() - read recount's raw clock, after every load
- * before it, and before every load after it (rdtsc_ordered())
+ * before it and, as rdtsc_ordered() is observed to behave, like a load
  *
  * Return: the TSC.
  */
