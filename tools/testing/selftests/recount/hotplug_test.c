@@ -4,8 +4,7 @@
  *
  * CPUs go offline and come back in a loop while the threads of a child
  * process run and migrate between them and a reader dumps every CPU and the
- * process. No value any reader sees decreases (a timed one beyond
- * RNL_READ_SLACK); a CPU is charged nothing
+ * process. No value any reader sees ever decreases; a CPU is charged nothing
  * while it is offline; and once the child is at rest nothing was lost or
  * counted twice: the process is exactly its live thread and its exited
  * threads, per kind as in total, and its exited threads at least what their
@@ -112,7 +111,7 @@ static void check_cpu(const struct rnl_record *rec, void *arg)
 
 	if (!rec->has_cpu || rec->cpu >= MAX_CPUS)
 		return;
-	m = rd->seen[rec->cpu] ? rnl_usage_went_back(&rd->last[rec->cpu], &rec->usage) : NULL;
+	m = rd->seen[rec->cpu] ? rnl_usage_exceeds(&rd->last[rec->cpu], &rec->usage) : NULL;
 	if (m && !rd->regressions++)
 		snprintf(rd->first, sizeof(rd->first), "cpu %u: %s decreased", rec->cpu, m);
 	rd->last[rec->cpu] = rec->usage;
@@ -135,7 +134,7 @@ static void *reader_main(void *p)
 			rd->dumps++;
 		if (rnl_get(&nl, RECOUNT_A_TGID, rd->child, &r))
 			continue;
-		m = rnl_usage_went_back(&proc, &r.rec.usage);
+		m = rnl_usage_exceeds(&proc, &r.rec.usage);
 		if (m && !rd->regressions++)
 			snprintf(rd->first, sizeof(rd->first), "process: %s decreased", m);
 		proc = r.rec.usage;

@@ -8,38 +8,22 @@
 #ifndef _RECOUNT_CHECK_H
 #define _RECOUNT_CHECK_H
 
-#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "recount_nl.h"
 
-/*
- * Every metric of a usage; absent ones (unsupported) are 0 on both sides.
- * Timed ones (times, and energies estimated from them) include the interval
- * in progress of a running thread or CPU; counts stop at the last
- * accounting point.
- */
-#define RNL_METRIC(m, t) { #m, offsetof(struct rnl_usage, m), t }
+/* Every metric of a usage; absent ones (unsupported) are 0 on both sides. */
+#define RNL_METRIC(m) { #m, offsetof(struct rnl_usage, m) }
 static const struct {
 	const char *name;
 	size_t offset;
-	bool timed;
 } rnl_metrics[] = {
-	RNL_METRIC(user, true), RNL_METRIC(kernel, true), RNL_METRIC(idle, true),
-	RNL_METRIC(user_cycles, false), RNL_METRIC(kernel_cycles, false),
-	RNL_METRIC(user_instructions, false), RNL_METRIC(kernel_instructions, false),
-	RNL_METRIC(energy, true), RNL_METRIC(idle_energy, true), RNL_METRIC(idle_irq, true),
+	RNL_METRIC(user), RNL_METRIC(kernel), RNL_METRIC(idle),
+	RNL_METRIC(user_cycles), RNL_METRIC(kernel_cycles),
+	RNL_METRIC(user_instructions), RNL_METRIC(kernel_instructions),
+	RNL_METRIC(energy), RNL_METRIC(idle_energy), RNL_METRIC(idle_irq),
 };
-
-/*
- * How much less than a read before it a read of a running thread, its
- * process or its CPU may show of a timed metric: the time a store takes to
- * reach another CPU, for which neither a transition nor an accounting point
- * waits (Documentation/accounting/recount.rst, "Consistency and cost"); in
- * ns, or in nJ at up to 1 W. A stall misread, as a 7-bit count of
- * transitions once allowed, is a tick's worth.
- */
-#define RNL_READ_SLACK	1000
 
 #define RNL_NR_METRICS ARRAY_SIZE(rnl_metrics)
 
@@ -53,35 +37,16 @@ static inline __u64 rnl_metric_of(const struct rnl_usage *u, size_t i)
 	return *rnl_metric((struct rnl_usage *)u, i);
 }
 
-/*
- * By how much metric @name (a name rnl_metrics[] gives) of @b is less than
- * that of @a, or 0.
- */
+/* By how much metric @name (as rnl_metrics[] names it) of @b is less than that of @a, or 0. */
 static inline __u64 rnl_usage_drop(const struct rnl_usage *a, const struct rnl_usage *b,
 				   const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < RNL_NR_METRICS; i++)
-		if (rnl_metrics[i].name == name && rnl_metric_of(a, i) > rnl_metric_of(b, i))
+		if (!strcmp(rnl_metrics[i].name, name) && rnl_metric_of(a, i) > rnl_metric_of(b, i))
 			return rnl_metric_of(a, i) - rnl_metric_of(b, i);
 	return 0;
-}
-
-/*
- * A metric of @b, read after @a, less than that of @a: by more than
- * RNL_READ_SLACK if timed, by anything if a count.
- */
-static inline const char *rnl_usage_went_back(const struct rnl_usage *a,
-					      const struct rnl_usage *b)
-{
-	size_t i;
-
-	for (i = 0; i < RNL_NR_METRICS; i++)
-		if (rnl_metric_of(a, i) > rnl_metric_of(b, i) +
-					  (rnl_metrics[i].timed ? RNL_READ_SLACK : 0))
-			return rnl_metrics[i].name;
-	return NULL;
 }
 
 /* A metric of @a greater than that of @b: @b decreased, if @a came first. */

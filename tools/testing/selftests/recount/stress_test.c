@@ -6,11 +6,10 @@
  * threads without pause; readers dump threads, processes and CPUs and read
  * the subject; listeners register on random cpumasks and go; recount is
  * switched off and on under the load. Throughout, no value a reader sees
- * decreases and a thread is never more than its process (timed values
- * beyond RNL_READ_SLACK). At every checkpoint, with the subject at rest and
- * recount on, the subject is exactly its live threads plus its exited ones,
- * and per kind as in total; at the end no listener registration is left
- * behind.
+ * decreases and a thread is never more than its process. At every
+ * checkpoint, with the subject at rest and recount on, the subject is
+ * exactly its live threads plus its exited ones, and per kind as in total;
+ * at the end no listener registration is left behind.
  *
  * RECOUNT_STRESS_SECONDS=<n> sets the duration (10 s by default; `make test
  * STRESS=1` runs 300 s).
@@ -161,8 +160,7 @@ static void check_dumped(const struct rnl_record *rec, void *arg)
 
 	atomic_fetch_add(&checks, 1);
 	if (rec->has_cpu && rec->cpu < MAX_CPUS) {
-		m = rd->seen[rec->cpu] ?
-		    rnl_usage_went_back(&rd->cpu[rec->cpu], &rec->usage) : NULL;
+		m = rd->seen[rec->cpu] ? rnl_usage_exceeds(&rd->cpu[rec->cpu], &rec->usage) : NULL;
 		if (m)
 			violation("cpu %u: %s decreased by %llu", rec->cpu, m,
 				  rnl_usage_drop(&rd->cpu[rec->cpu], &rec->usage, m));
@@ -210,11 +208,11 @@ static void *reader_main(void *p)
 			violation("subject: %s (%s)", strerror(-err), r.extack);
 			continue;
 		}
-		m = rnl_usage_went_back(&rd->process, &r.rec.usage);
+		m = rnl_usage_exceeds(&rd->process, &r.rec.usage);
 		if (m)
 			violation("subject: %s decreased by %llu", m,
 				  rnl_usage_drop(&rd->process, &r.rec.usage, m));
-		m = rnl_usage_went_back(&rd->max_thread, &r.rec.usage);
+		m = rnl_usage_exceeds(&rd->max_thread, &r.rec.usage);
 		if (m)
 			violation("a thread of the subject has more %s than the subject", m);
 		rd->process = r.rec.usage;
