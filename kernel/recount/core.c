@@ -671,6 +671,14 @@ void recount_thread_exit(struct task_struct *t)
 	write_sequnlock(&p->moved);
 }
 
+/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
+static __always_inline u64 recount_ticks_since(u64 a, u64 b)
+{
+	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
+
+	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
+}
+
 /*
  * Read @cpu's user clock and recount's clock together: @word is what the
  * word was when @now was read. The reader reads the word on both sides of
@@ -699,14 +707,18 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 	for (;;) {
 		local_irq_save(flags);
 		before = recount_clock_window_clock();
-		/* The window's start before the first load of the word... */
-		smp_rmb();
+		/*
+		 * The window's start before the first load of the word: rmb()
+		 * (LFENCE on x86, which the SDM asks for after RDTSC to order
+		 * it before later loads; smp_rmb() would be a compiler barrier).
+		 */
+		rmb();
 		w1 = READ_ONCE(*p);
 		/* The clock after the first load of the word... */
 		smp_rmb();
 		*now = recount_clock_of(cpu);
-		/* ...and the second after the clock (rdtsc_ordered() is load-like). */
-		smp_rmb();
+		/* ...and the second load after the clock, as above. */
+		rmb();
 		w2 = READ_ONCE(*p);
 		/* ...and its end after the second. */
 		smp_rmb();

@@ -46,7 +46,7 @@ DEFINE_STATIC_KEY_FALSE(recount_energy_estimated_key);
  */
 static int recount_power_mw[RECOUNT_NR_KINDS * 2];
 /* The same in nJ/ns, 32.32 fixed point: [kind][idle]. */
-u64 recount_power_factor[RECOUNT_NR_KINDS][2];
+u64 recount_power_factor[RECOUNT_NR_KINDS][2] __read_mostly;
 
 static DEFINE_MUTEX(recount_power_mutex);
 static bool recount_power_from_boot __initdata;

@@ -210,14 +210,6 @@ static inline u64 recount_user_clock_user(u64 word, u64 now)
 	return u & RECOUNT_CLOCK_MASK;
 }
 
-/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
-static __always_inline u64 recount_ticks_since(u64 a, u64 b)
-{
-	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
-
-	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
-}
-
 /**
  * recount_user_clock_pick() - which of two reads of a user clock held at a
  *	clock read between them
@@ -627,7 +619,7 @@ static __always_inline u64 recount_energy_scale(u64 time, u64 factor)
  * @time: the length of the interval, in nanoseconds
  *
  * Called at accounting points while the estimated source is on: inline, a
- * load and a multiplication (an out-of-line call cost 14 instructions more
+ * load and a multiplication (an out-of-line call cost 7 instructions more
  * per context switch on arm64, with the spills around it).
  *
  * Return: the energy, in nanojoules.

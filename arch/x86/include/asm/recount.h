@@ -22,7 +22,7 @@ static __always_inline u64 arch_recount_clock(void)
 
 /**
  * arch_recount_clock_ordered() - read recount's raw clock, after every load
- * before it and, as rdtsc_ordered() is observed to behave, like a load
+ * before it (rdtsc_ordered()); a later load needs an rmb() between
  *
  * Return: the TSC.
  */

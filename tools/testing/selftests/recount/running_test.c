@@ -287,7 +287,10 @@ static void *syscall_reader_main(void *p)
  * A thread in bursts of syscalls changes mode every few hundred nanoseconds,
  * then spins in user mode; readers on up to three other CPUs read it and its
  * CPU at once, as fast as they can, for 3 s: for each of them no level goes
- * back, however close to a transition its read falls.
+ * back, however close to a transition its read falls. The documentation
+ * allows a read to show a store's way to another CPU too much (a transition
+ * does not order its clock read after its first store); no run has shown
+ * it, so the test allows nothing and says by how much, if one does.
  */
 TEST_F(recount, reads_during_syscalls_never_go_back)
 {
