@@ -311,6 +311,7 @@ static __always_inline void recount_exit(struct task_struct *t, bool group_dead)
 void recount_task_init(struct task_struct *p);
 void recount_signal_init(struct signal_struct *sig);
 void recount_thread_exit(struct task_struct *t);
+void recount_reap(struct signal_struct *parent, struct signal_struct *child);
 
 #else /* !CONFIG_RECOUNT */
 
@@ -330,6 +331,8 @@ static inline void recount_exit(struct task_struct *t, bool group_dead) { }
 static inline void recount_task_init(struct task_struct *p) { }
 static inline void recount_signal_init(struct signal_struct *sig) { }
 static inline void recount_thread_exit(struct task_struct *t) { }
+static inline void recount_reap(struct signal_struct *parent,
+				struct signal_struct *child) { }
 static inline void recount_sched_tick(void) { }
 
 #endif /* CONFIG_RECOUNT */

@@ -69,11 +69,25 @@ enum recount_wait {
 };
 
 /**
- * struct recount_runtime - how long a thread waited, per wait
- * @wait: time, in nanoseconds, per enum recount_wait
+ * struct recount_wait_stats - how a thread waited for one thing
+ * @time: the time of all its waits, in nanoseconds
+ * @count: how many waits
+ * @max: the longest wait, in nanoseconds
+ * @max_at: when the longest wait ended: CLOCK_BOOTTIME, in nanoseconds
+ */
+struct recount_wait_stats {
+	u64 time;
+	u64 count;
+	u64 max;
+	u64 max_at;
+};
+
+/**
+ * struct recount_runtime - how a thread waited, per wait
+ * @wait: the waits, per enum recount_wait
  */
 struct recount_runtime {
-	u64 wait[RECOUNT_NR_WAITS];
+	struct recount_wait_stats wait[RECOUNT_NR_WAITS];
 };
 
 /**
@@ -113,6 +127,9 @@ struct recount_thread {
  * @exited_seq: lets readers read @exited and @exited_runtime without the lock
  * @exited: what the threads that left the process consumed, per kind of CPU
  * @exited_runtime: what they waited for
+ * @children: what the process's reaped children, and theirs, consumed, all
+ *	kinds of CPUs together; under signal_struct::stats_lock, as cutime
+ * @children_runtime: what they waited for; under the same
  *
  * A process has no track of its own: its usage is the sum of its live
  * threads' and of @exited (recount_process_read()). Its size does not
@@ -124,6 +141,8 @@ struct recount_process {
 	seqcount_raw_spinlock_t exited_seq;
 	struct recount_usage exited[RECOUNT_NR_KINDS];
 	struct recount_runtime exited_runtime;
+	struct recount_usage children;
+	struct recount_runtime children_runtime;
 };
 
 #endif /* CONFIG_RECOUNT */

@@ -126,13 +126,12 @@ static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time
 
 /*
  * A thread that left its process (recount_thread_exit()) charges its
- * process's exited usage too: @time and @energy, or the counts of @d, or
- * @wait_time to its wait @wait. Called with @t's write section open; the
- * caller holds the process's exited_lock.
+ * process's exited usage too: @time and @energy, or the counts of @d.
+ * Called with @t's write section open; the caller holds the process's
+ * exited_lock.
  */
 static void recount_exited_add(struct task_struct *t, unsigned int kind, const u64 *time,
-			       u64 energy, const struct recount_delta *d,
-			       enum recount_wait wait, u64 wait_time)
+			       u64 energy, const struct recount_delta *d)
 {
 	struct recount_process *p = &t->signal->recount;
 
@@ -141,9 +140,6 @@ static void recount_exited_add(struct task_struct *t, unsigned int kind, const u
 		recount_usage_add_time(&p->exited[kind], time, energy);
 	if (d)
 		recount_usage_add_counts(&p->exited[kind], d);
-	if (wait_time)
-		WRITE_ONCE(p->exited_runtime.wait[wait],
-			   p->exited_runtime.wait[wait] + wait_time);
 	write_seqcount_end(&p->exited_seq);
 }
 
@@ -196,7 +192,7 @@ static noinline void recount_account_counts(struct recount_cpu *rc,
 		recount_usage_add_counts(&rc->usage, &d);
 		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
 		if (unlikely(prev->recount.released))
-			recount_exited_add(prev, rc->kind, NULL, 0, &d, 0, 0);
+			recount_exited_add(prev, rc->kind, NULL, 0, &d);
 	}
 	rc->snap = snap;
 }
@@ -217,8 +213,9 @@ static __always_inline bool recount_reads_counters(unsigned int prev_state, unsi
  * its time, split between user and kernel mode by the growth of its user
  * clock, converted to nanoseconds, its PMU counts and its energy, into the
  * tracks of the thread it ran and of the CPU, or into the CPU's idle time.
- * From now on the CPU is in @state, running @next (RECOUNT_CPU_RUNNING), whose
- * queue time grows by @queued. At the tick (@tick), the clock is checked too.
+ * From now on the CPU is in @state, running @next (RECOUNT_CPU_RUNNING), which
+ * waited @queued for it (or RECOUNT_NO_WAIT). At the tick (@tick), the clock
+ * is checked too.
  *
  * A CPU whose state is unknown (RECOUNT_CPU_OFF) starts accounting here and
  * charges nothing; one being switched off (RECOUNT_CPU_STOPPING) does nothing.
@@ -277,7 +274,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		recount_usage_add_time(&rc->usage, time, energy);
 		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
 		if (unlikely(prev->recount.released))
-			recount_exited_add(prev, rc->kind, time, energy, NULL, 0, 0);
+			recount_exited_add(prev, rc->kind, time, energy, NULL);
 	} else if (prev_state == RECOUNT_CPU_IDLE) {
 		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
 		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
@@ -312,9 +309,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		 * A wait is a value of its own: read whole, with or without the
 		 * section.
 		 */
-		if (queued && !rt->released)
-			WRITE_ONCE(rt->runtime.wait[RECOUNT_WAIT_QUEUE],
-				   rt->runtime.wait[RECOUNT_WAIT_QUEUE] + queued);
+		if (queued != RECOUNT_NO_WAIT && !rt->released)
+			recount_wait_stats_add(&rt->runtime.wait[RECOUNT_WAIT_QUEUE], queued, 0);
 		if (!next_same_cpu)
 			raw_write_seqcount_end(&rt->seq);
 	}
@@ -325,21 +321,28 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 }
 
 /*
- * Add @time to @t's wait @wait. Called by the CPU that runs @t, or that
+ * Add a wait of @time to @t's waits @wait, and if @t left its process, to
+ * the process's exited waits. Called by the CPU that runs @t, or that
  * switches it in, so the only writer of its track.
  */
 static void recount_wait_add(struct task_struct *t, enum recount_wait wait, u64 time)
 {
 	struct recount_thread *rt = &t->recount;
+	struct recount_process *p;
 	unsigned long flags;
 	bool locked;
+	u64 at;
 
 	local_irq_save(flags);
 	locked = recount_exiting_lock(t);
 	raw_write_seqcount_begin(&rt->seq);
-	WRITE_ONCE(rt->runtime.wait[wait], rt->runtime.wait[wait] + time);
-	if (unlikely(rt->released))
-		recount_exited_add(t, 0, NULL, 0, NULL, wait, time);
+	at = recount_wait_stats_add(&rt->runtime.wait[wait], time, 0);
+	if (unlikely(rt->released)) {
+		p = &t->signal->recount;
+		write_seqcount_begin(&p->exited_seq);
+		recount_wait_stats_add(&p->exited_runtime.wait[wait], time, at);
+		write_seqcount_end(&p->exited_seq);
+	}
 	raw_write_seqcount_end(&rt->seq);
 	recount_exiting_unlock(t, locked);
 	local_irq_restore(flags);
@@ -368,12 +371,12 @@ static void recount_account_current(bool tick)
 	 * only between recount_idle_enter() and recount_idle_exit().
 	 */
 	if (state == RECOUNT_CPU_IDLE_IRQ)
-		recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, tick);
+		recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, RECOUNT_NO_WAIT, tick);
 	else if (state == RECOUNT_CPU_IDLE ||
 		 (state == RECOUNT_CPU_OFF && recount_is_idle(current)))
-		recount_account(NULL, RECOUNT_CPU_IDLE, 0, tick);
+		recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, tick);
 	else
-		recount_account(current, RECOUNT_CPU_RUNNING, 0, tick);
+		recount_account(current, RECOUNT_CPU_RUNNING, RECOUNT_NO_WAIT, tick);
 }
 
 /**
@@ -398,10 +401,16 @@ static __always_inline bool recount_mark_valid(u64 mark)
 	return mark && mark >= READ_ONCE(recount_started_at);
 }
 
-/* The time from @mark to @now, if @mark is valid; else 0. */
+/*
+ * The wait from @mark to @now, 0 if @now is not later (a runqueue clock the
+ * scheduler did not update for a wakeup that preempts); RECOUNT_NO_WAIT if
+ * @mark is not valid.
+ */
 static __always_inline u64 recount_since(u64 mark, u64 now)
 {
-	return recount_mark_valid(mark) && now > mark ? now - mark : 0;
+	if (!recount_mark_valid(mark))
+		return RECOUNT_NO_WAIT;
+	return now > mark ? now - mark : 0;
 }
 
 /**
@@ -434,15 +443,15 @@ void __recount_sched_enqueue(struct task_struct *p, u64 now)
 void __recount_sched_switch(struct task_struct *prev, struct task_struct *next,
 			    u64 now, bool preempted)
 {
-	u64 queued = 0;
+	u64 queued;
 
 	if (recount_is_idle(next)) {
-		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+		recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, false);
 	} else {
 		queued = recount_since(next->recount.queued_at, now);
 		next->recount.queued_at = 0;
 		recount_account(next, RECOUNT_CPU_RUNNING, queued, false);
-		if (unlikely(queued && next->recount.released))
+		if (unlikely(queued != RECOUNT_NO_WAIT && next->recount.released))
 			recount_wait_add(next, RECOUNT_WAIT_QUEUE, queued);
 	}
 	if (preempted && !recount_is_idle(prev))
@@ -486,7 +495,7 @@ void __recount_fault_end(void)
 	if (in_nmi() || !rt->fault_depth || --rt->fault_depth)
 		return;
 	time = recount_since(rt->fault_at, local_clock());
-	if (time)
+	if (time != RECOUNT_NO_WAIT)
 		recount_wait_add(current, RECOUNT_WAIT_FAULT, time);
 }
 
@@ -519,7 +528,7 @@ void __recount_contention_end(void)
 		return;
 	time = recount_since(rt->lock_at, local_clock());
 	WRITE_ONCE(rt->lock_at, 0);
-	if (time)
+	if (time != RECOUNT_NO_WAIT)
 		recount_wait_add(current, RECOUNT_WAIT_LOCK, time);
 }
 
@@ -535,7 +544,7 @@ void __recount_idle_enter(void)
 	 * is true of a thread injecting idle too.
 	 */
 	if (!recount_is_idle(current))
-		recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+		recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, false);
 }
 
 /**
@@ -552,7 +561,7 @@ void __recount_idle_exit(void)
 	/* The idle loop has interrupts on here; the tick must not nest. */
 	local_irq_save(flags);
 	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE)
-		recount_account(current, RECOUNT_CPU_RUNNING, 0, false);
+		recount_account(current, RECOUNT_CPU_RUNNING, RECOUNT_NO_WAIT, false);
 	local_irq_restore(flags);
 }
 
@@ -588,7 +597,7 @@ void __recount_idle_irq_enter(void)
 	if (!static_branch_likely(&recount_raw_clock_key))
 		sched_clock_idle_wakeup_event();
 	rc->irq_depth = 1;
-	recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, 0, false);
+	recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, RECOUNT_NO_WAIT, false);
 }
 
 /**
@@ -603,7 +612,7 @@ void __recount_idle_irq_exit(void)
 	if ((READ_ONCE(rc->seq.sequence) & 1) || rc->state != RECOUNT_CPU_IDLE_IRQ ||
 	    --rc->irq_depth)
 		return;
-	recount_account(NULL, RECOUNT_CPU_IDLE, 0, false);
+	recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, false);
 }
 
 /**
@@ -613,7 +622,7 @@ void __recount_idle_irq_exit(void)
  */
 void __recount_idle_dead(void)
 {
-	recount_account(NULL, RECOUNT_CPU_OFF, 0, false);
+	recount_account(NULL, RECOUNT_CPU_OFF, RECOUNT_NO_WAIT, false);
 }
 
 /**
@@ -669,6 +678,57 @@ void recount_thread_exit(struct task_struct *t)
 	raw_spin_unlock(&p->exited_lock);
 	local_irq_restore(flags);
 	write_sequnlock(&p->moved);
+}
+
+/**
+ * recount_reap() - a process's parent reaps it
+ * @parent: the parent, its signal_struct::stats_lock held for writing
+ * @child: the process reaped: all its threads have left it
+ *
+ * Adds what @child's threads consumed and waited for, and what its own
+ * reaped children did, to @parent's children, as wait_task_zombie() adds
+ * their times to cutime and cstime. Called whether recount is on or not.
+ * What @child's last thread consumes from now to its last context switch
+ * (microseconds) stays in @child's exited usage, as it does for cutime.
+ */
+void recount_reap(struct signal_struct *parent, struct signal_struct *child)
+{
+	struct recount_process *p = &parent->recount, *c = &child->recount;
+	struct recount_usage exited[RECOUNT_NR_KINDS];
+	struct recount_runtime exited_runtime;
+	unsigned int seq;
+	int k;
+
+	do {
+		seq = read_seqcount_begin(&c->exited_seq);
+		for (k = 0; k < RECOUNT_NR_KINDS; k++)
+			recount_usage_copy(&exited[k], &c->exited[k]);
+		recount_runtime_copy(&exited_runtime, &c->exited_runtime);
+	} while (read_seqcount_retry(&c->exited_seq, seq));
+
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(&p->children, &exited[k]);
+	recount_usage_sum(&p->children, &c->children);
+	recount_runtime_sum(&p->children_runtime, &exited_runtime);
+	recount_runtime_sum(&p->children_runtime, &c->children_runtime);
+}
+
+/**
+ * recount_children_read() - read what a process's reaped children consumed
+ * @sig: the process
+ * @usage: receives what they, and their reaped children, consumed
+ * @runtime: receives what they waited for
+ */
+void recount_children_read(struct signal_struct *sig, struct recount_usage *usage,
+			   struct recount_runtime *runtime)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&sig->stats_lock);
+		*usage = sig->recount.children;
+		*runtime = sig->recount.children_runtime;
+	} while (read_seqretry(&sig->stats_lock, seq));
 }
 
 /* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */

@@ -36,6 +36,7 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/recount.h>
+#include <linux/timekeeping.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -410,22 +411,67 @@ static __always_inline void recount_runtime_copy(struct recount_runtime *dst,
 {
 	int w;
 
-	for (w = 0; w < RECOUNT_NR_WAITS; w++)
-		dst->wait[w] = READ_ONCE(src->wait[w]);
+	for (w = 0; w < RECOUNT_NR_WAITS; w++) {
+		dst->wait[w].time = READ_ONCE(src->wait[w].time);
+		dst->wait[w].count = READ_ONCE(src->wait[w].count);
+		dst->wait[w].max = READ_ONCE(src->wait[w].max);
+		dst->wait[w].max_at = READ_ONCE(src->wait[w].max_at);
+	}
+}
+
+/* No wait to add: recount was off when it began, or nothing waited. */
+#define RECOUNT_NO_WAIT		U64_MAX
+
+/**
+ * recount_wait_stats_add() - add one wait to a track's waits
+ * @s: the waits, in a track whose write section is open
+ * @time: how long the wait was, in nanoseconds
+ * @at: when it ended (CLOCK_BOOTTIME, in nanoseconds), or 0 to read the
+ *	clock should it be the longest
+ *
+ * A wait costs two adds and a compare: the clock is read only for a new
+ * longest wait, which a thread meets about log(waits) times.
+ *
+ * Return: when the wait ended, if that was read or given, else 0.
+ */
+static __always_inline u64 recount_wait_stats_add(struct recount_wait_stats *s, u64 time,
+						  u64 at)
+{
+	WRITE_ONCE(s->time, s->time + time);
+	WRITE_ONCE(s->count, s->count + 1);
+	if (unlikely(time > s->max)) {
+		if (!at)
+			at = ktime_get_boot_fast_ns();
+		WRITE_ONCE(s->max, time);
+		WRITE_ONCE(s->max_at, at);
+	}
+	return at;
 }
 
 /**
  * recount_runtime_sum() - add one runtime to another
- * @dst: the sum
+ * @dst: the sum, not a track (plain stores)
  * @src: what to add
+ *
+ * Times and counts add up; the longest wait is the longer of the two, the
+ * earlier one where they are as long.
  */
 static inline void recount_runtime_sum(struct recount_runtime *dst,
 				       const struct recount_runtime *src)
 {
 	int w;
 
-	for (w = 0; w < RECOUNT_NR_WAITS; w++)
-		dst->wait[w] += src->wait[w];
+	for (w = 0; w < RECOUNT_NR_WAITS; w++) {
+		struct recount_wait_stats *d = &dst->wait[w];
+		const struct recount_wait_stats *s = &src->wait[w];
+
+		d->time += s->time;
+		d->count += s->count;
+		if (s->max > d->max || (s->max == d->max && s->max && s->max_at < d->max_at)) {
+			d->max = s->max;
+			d->max_at = s->max_at;
+		}
+	}
 }
 
 /* clock.c: recount's clock */
@@ -449,6 +495,8 @@ void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage *exited,
 			  struct recount_runtime *exited_runtime);
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *usage);
+void recount_children_read(struct signal_struct *sig, struct recount_usage *usage,
+			   struct recount_runtime *runtime);
 u32 recount_metrics_supported(void);
 
 DECLARE_PER_CPU(struct recount_cpu, recount_cpus);

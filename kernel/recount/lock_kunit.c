@@ -3,7 +3,7 @@
  * KUnit tests of recount's lock contention time: a thread that waits for a
  * contended sleeping lock of each kind recount times (mutex, rw_semaphore,
  * percpu_rw_semaphore, semaphore, rt_mutex), as a reader and as a writer,
- * is charged the wait.
+ * is charged the wait, counted, and kept as its longest with when it ended.
  */
 
 #include <kunit/test.h>
@@ -70,7 +70,10 @@ struct recount_test_locks {
 	struct completion done;
 	bool trying;		/* the waiter is about to take the lock */
 	u64 elapsed;		/* the waiter's lock call, by local_clock() */
+	u64 began, ended;	/* and by CLOCK_BOOTTIME */
 	u64 waited;		/* the lock time recount charged it meanwhile */
+	u64 waits;		/* the waits it counted meanwhile */
+	u64 max, max_at;	/* the waiter's longest wait, and its end */
 };
 
 /* Take (@take) or release the lock of @l's case, as its reader if @read. */
@@ -120,8 +123,8 @@ static void recount_test_lock_op(struct recount_test_locks *l, bool read, bool t
 	}
 }
 
-/* Current's lock contention time, ns. */
-static u64 recount_test_lock_time(void)
+/* Current's lock contention waits. */
+static struct recount_wait_stats recount_test_lock_stats(void)
 {
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	struct recount_runtime runtime;
@@ -133,13 +136,20 @@ static u64 recount_test_lock_time(void)
 static int recount_test_lock_waiter(void *data)
 {
 	struct recount_test_locks *l = data;
-	u64 before = recount_test_lock_time(), t0;
+	struct recount_wait_stats before = recount_test_lock_stats(), after;
+	u64 t0;
 
 	WRITE_ONCE(l->trying, true);
+	l->began = ktime_get_boottime_ns();
 	t0 = local_clock();
 	recount_test_lock_op(l, l->c->waiter_reads, true);
 	l->elapsed = local_clock() - t0;
-	l->waited = recount_test_lock_time() - before;
+	l->ended = ktime_get_boottime_ns();
+	after = recount_test_lock_stats();
+	l->waited = after.time - before.time;
+	l->waits = after.count - before.count;
+	l->max = after.max;
+	l->max_at = after.max_at;
 	recount_test_lock_op(l, l->c->waiter_reads, false);
 	complete(&l->done);
 	while (!kthread_should_stop())
@@ -215,6 +225,12 @@ static void recount_test_lock_wait(struct kunit *test)
 			      l->c->name);
 	KUNIT_EXPECT_GE(test, l->waited, RECOUNT_TEST_HOLD_MS * NSEC_PER_MSEC);
 	KUNIT_EXPECT_LE(test, l->waited, l->elapsed);
+	/* The hold was the longest wait: it is the maximum, with its end. */
+	KUNIT_EXPECT_GE(test, l->waits, 1);
+	KUNIT_EXPECT_GE(test, l->max, RECOUNT_TEST_HOLD_MS * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, l->max, l->waited);
+	KUNIT_EXPECT_GE(test, l->max_at, l->began);
+	KUNIT_EXPECT_LE(test, l->max_at, l->ended);
 }
 
 static struct kunit_case recount_lock_test_cases[] = {

@@ -193,28 +193,70 @@ static int recount_nl_put_kinds(struct sk_buff *msg, u32 metrics,
 
 /* The versions of struct recount_task_runtime: each begins with the last. */
 static_assert(sizeof(struct recount_task_runtime_v1) == 16);
-static_assert(sizeof(struct recount_task_runtime) == 32);
-static_assert(offsetof(struct recount_task_runtime, cpu_time) ==
-	      offsetof(struct recount_task_runtime_v1, cpu_time));
-static_assert(offsetof(struct recount_task_runtime, queue_time) ==
-	      offsetof(struct recount_task_runtime_v1, queue_time));
+static_assert(sizeof(struct recount_task_runtime_v2) == 32);
+static_assert(sizeof(struct recount_task_runtime) == 104);
+static_assert(offsetof(struct recount_task_runtime_v1, queue_time) == 8);
+static_assert(offsetof(struct recount_task_runtime_v2, queue_time) == 8);
+static_assert(offsetof(struct recount_task_runtime_v2, page_fault_time) == 16);
+static_assert(offsetof(struct recount_task_runtime_v2, lock_contention_time) == 24);
+static_assert(offsetof(struct recount_task_runtime, queue_time) == 8);
 static_assert(offsetof(struct recount_task_runtime, page_fault_time) == 16);
 static_assert(offsetof(struct recount_task_runtime, lock_contention_time) == 24);
-static_assert(RECOUNT_RUNTIME_VERSION == RECOUNT_RUNTIME_V2);
+static_assert(offsetof(struct recount_task_runtime, queue_count) == 32);
+static_assert(RECOUNT_RUNTIME_VERSION == RECOUNT_RUNTIME_V3);
 
 static size_t recount_runtime_size(u32 version)
 {
-	return version == RECOUNT_RUNTIME_V1 ? sizeof(struct recount_task_runtime_v1) :
-					       sizeof(struct recount_task_runtime);
+	switch (version) {
+	case RECOUNT_RUNTIME_V1:
+		return sizeof(struct recount_task_runtime_v1);
+	case RECOUNT_RUNTIME_V2:
+		return sizeof(struct recount_task_runtime_v2);
+	default:
+		return sizeof(struct recount_task_runtime);
+	}
 }
 
-/* The time on CPU of @usage, per kind, all levels. */
-static u64 recount_cpu_time(const struct recount_usage usage[RECOUNT_NR_KINDS])
+/*
+ * The runtime nest's attributes of a wait: its time, after the queue's, in
+ * the order of enum recount_wait; its count, longest and when, in threes.
+ */
+static_assert(RECOUNT_A_RUNTIME_QUEUE_TIME + RECOUNT_WAIT_FAULT ==
+	      RECOUNT_A_RUNTIME_PAGE_FAULT_TIME);
+static_assert(RECOUNT_A_RUNTIME_QUEUE_TIME + RECOUNT_WAIT_LOCK ==
+	      RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME);
+static_assert(RECOUNT_A_RUNTIME_QUEUE_COUNT + 3 * RECOUNT_WAIT_FAULT ==
+	      RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT);
+static_assert(RECOUNT_A_RUNTIME_QUEUE_COUNT + 3 * RECOUNT_WAIT_LOCK ==
+	      RECOUNT_A_RUNTIME_LOCK_CONTENTION_COUNT);
+static_assert(RECOUNT_A_RUNTIME_QUEUE_COUNT + 1 == RECOUNT_A_RUNTIME_QUEUE_MAX);
+static_assert(RECOUNT_A_RUNTIME_QUEUE_COUNT + 2 == RECOUNT_A_RUNTIME_QUEUE_MAX_TIME);
+
+static int recount_nl_put_waits(struct sk_buff *msg, const struct recount_runtime *runtime)
+{
+	int w;
+
+	for (w = 0; w < RECOUNT_NR_WAITS; w++) {
+		const struct recount_wait_stats *s = &runtime->wait[w];
+		int attr = RECOUNT_A_RUNTIME_QUEUE_COUNT + 3 * w;
+
+		if (nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_QUEUE_TIME + w, s->time,
+				      RECOUNT_A_RUNTIME_PAD) ||
+		    nla_put_u64_64bit(msg, attr, s->count, RECOUNT_A_RUNTIME_PAD) ||
+		    nla_put_u64_64bit(msg, attr + 1, s->max, RECOUNT_A_RUNTIME_PAD) ||
+		    nla_put_u64_64bit(msg, attr + 2, s->max_at, RECOUNT_A_RUNTIME_PAD))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* The time on CPU of the @n usages of @usage, all levels. */
+static u64 recount_cpu_time(const struct recount_usage *usage, int n)
 {
 	u64 time = 0;
 	int k, l;
 
-	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+	for (k = 0; k < n; k++)
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
 			time += usage[k].level[l].time;
 	return time;
@@ -228,11 +270,23 @@ static u64 recount_cpu_time(const struct recount_usage usage[RECOUNT_NR_KINDS])
 static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
 				  const struct recount_runtime *runtime, u32 version, bool lean)
 {
+	const struct recount_wait_stats *q = &runtime->wait[RECOUNT_WAIT_QUEUE];
+	const struct recount_wait_stats *f = &runtime->wait[RECOUNT_WAIT_FAULT];
+	const struct recount_wait_stats *l = &runtime->wait[RECOUNT_WAIT_LOCK];
 	struct recount_task_runtime rt = {
 		.cpu_time = cpu_time,
-		.queue_time = runtime->wait[RECOUNT_WAIT_QUEUE],
-		.page_fault_time = runtime->wait[RECOUNT_WAIT_FAULT],
-		.lock_contention_time = runtime->wait[RECOUNT_WAIT_LOCK],
+		.queue_time = q->time,
+		.page_fault_time = f->time,
+		.lock_contention_time = l->time,
+		.queue_count = q->count,
+		.queue_max = q->max,
+		.queue_max_time = q->max_at,
+		.page_fault_count = f->count,
+		.page_fault_max = f->max,
+		.page_fault_max_time = f->max_at,
+		.lock_contention_count = l->count,
+		.lock_contention_max = l->max,
+		.lock_contention_max_time = l->max_at,
 	};
 	struct nlattr *nest;
 
@@ -243,12 +297,7 @@ static int recount_nl_put_runtime(struct sk_buff *msg, int attr, u64 cpu_time,
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_CPU_TIME, rt.cpu_time,
 			      RECOUNT_A_RUNTIME_PAD) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_QUEUE_TIME, rt.queue_time,
-			      RECOUNT_A_RUNTIME_PAD) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, rt.page_fault_time,
-			      RECOUNT_A_RUNTIME_PAD) ||
-	    nla_put_u64_64bit(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME,
-			      rt.lock_contention_time, RECOUNT_A_RUNTIME_PAD)) {
+	    recount_nl_put_waits(msg, runtime)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -280,12 +329,14 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	get_task_comm(comm, t);
 	if (nla_put_u32(msg, RECOUNT_A_PID, task_pid_nr_ns(t, ns)) ||
 	    nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns)) ||
+	    nla_put_u32(msg, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(t, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD) ||
 	    recount_nl_put_state(msg, metrics, fmt) ||
 	    recount_nl_put_kinds(msg, metrics, fmt, usage))
 		return -EMSGSIZE;
-	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(usage),
+	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME,
+				      recount_cpu_time(usage, RECOUNT_NR_KINDS),
 				      &runtime, fmt->version, fmt->lean);
 }
 
@@ -301,14 +352,16 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 			    struct pid_namespace *ns, const struct recount_nl_format *fmt)
 {
-	struct recount_usage total[RECOUNT_NR_KINDS], exited;
-	struct recount_runtime runtime, exited_runtime;
+	struct recount_usage total[RECOUNT_NR_KINDS], exited, children;
+	struct recount_runtime runtime, exited_runtime, children_runtime;
 	u32 metrics = recount_metrics_supported();
 	char comm[TASK_COMM_LEN];
 
 	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
+	recount_children_read(leader->signal, &children, &children_runtime);
 	get_task_comm(comm, leader);
 	if (nla_put_u32(msg, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns)) ||
+	    nla_put_u32(msg, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(leader, ns)) ||
 	    nla_put_string(msg, RECOUNT_A_COMM, comm) ||
 	    nla_put_u64_64bit(msg, RECOUNT_A_START_TIME, leader->start_boottime,
 			      RECOUNT_A_PAD) ||
@@ -316,12 +369,15 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	    recount_nl_put_kinds(msg, metrics, fmt, total) ||
 	    recount_nl_put_usage(msg, RECOUNT_A_EXITED, metrics, fmt->withheld, &exited, -1,
 				 NULL) ||
-	    recount_nl_put_runtime(msg, RECOUNT_A_EXITED_RUNTIME,
-				   exited.level[RECOUNT_LEVEL_USER].time +
-				   exited.level[RECOUNT_LEVEL_KERNEL].time,
-				   &exited_runtime, 0, false))
+	    recount_nl_put_runtime(msg, RECOUNT_A_EXITED_RUNTIME, recount_cpu_time(&exited, 1),
+				   &exited_runtime, 0, false) ||
+	    recount_nl_put_usage(msg, RECOUNT_A_CHILDREN, metrics, fmt->withheld, &children, -1,
+				 NULL) ||
+	    recount_nl_put_runtime(msg, RECOUNT_A_CHILDREN_RUNTIME,
+				   recount_cpu_time(&children, 1), &children_runtime, 0, false))
 		return -EMSGSIZE;
-	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME, recount_cpu_time(total),
+	return recount_nl_put_runtime(msg, RECOUNT_A_RUNTIME,
+				      recount_cpu_time(total, RECOUNT_NR_KINDS),
 				      &runtime, fmt->version, fmt->lean);
 }
 
@@ -332,18 +388,19 @@ static size_t recount_nl_usage_size(void)
 	       2 * nla_total_size(sizeof(u32));
 }
 
-/* The runtime nest. */
+/* The runtime nest: CPU time, and time, count, longest and when per wait. */
 static size_t recount_nl_runtime_size(void)
 {
-	return nla_total_size(0) + 4 * nla_total_size_64bit(sizeof(u64));
+	return nla_total_size(0) + (1 + 4 * RECOUNT_NR_WAITS) * nla_total_size_64bit(sizeof(u64));
 }
 
 /**
  * recount_nl_record_size() - the size of the largest record
  *
  * A thread's, process's or CPU's record with everything it may carry: ids,
- * command name, state, its usage, a usage per kind and its exited threads',
- * both runtimes and the runtime struct, and the attributes of an exit
+ * command name, state, its usage, a usage per kind, its exited threads' and
+ * its children's, the three runtimes and the runtime struct, and the
+ * attributes of an exit
  * record. Replies and exit records are allocated this size rather than a
  * page: taskstats sizes its replies the same way.
  *
@@ -351,11 +408,11 @@ static size_t recount_nl_runtime_size(void)
  */
 size_t recount_nl_record_size(void)
 {
-	return 8 * nla_total_size(sizeof(u32)) +	/* pid, tgid, cpu, flags, ... */
+	return 9 * nla_total_size(sizeof(u32)) +	/* pid, tgid, cpu, flags, ... */
 	       nla_total_size(TASK_COMM_LEN) +
 	       3 * nla_total_size_64bit(sizeof(u64)) +	/* start, exit time, missed */
-	       (RECOUNT_NR_KINDS + 2) * recount_nl_usage_size() +
-	       2 * recount_nl_runtime_size() +
+	       (RECOUNT_NR_KINDS + 3) * recount_nl_usage_size() +
+	       3 * recount_nl_runtime_size() +
 	       nla_total_size(sizeof(struct recount_task_runtime));
 }
 

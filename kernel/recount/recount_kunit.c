@@ -294,6 +294,52 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, &copy, &b, sizeof(b));
 }
 
+/*
+ * Waits add their time and count; the longest is kept with its end, and a
+ * sum keeps the longest of either, the earlier where they are as long.
+ */
+static void recount_test_wait_stats(struct kunit *test)
+{
+	struct recount_runtime a = {}, b = {}, sum = {};
+	struct recount_wait_stats *q = &a.wait[RECOUNT_WAIT_QUEUE];
+	struct recount_wait_stats *f = &a.wait[RECOUNT_WAIT_FAULT];
+
+	KUNIT_EXPECT_EQ(test, recount_wait_stats_add(q, 5, 100), 100);
+	KUNIT_EXPECT_EQ(test, recount_wait_stats_add(q, 30, 200), 200);
+	/* Not longer: when it ended is not needed, nor read. */
+	KUNIT_EXPECT_EQ(test, recount_wait_stats_add(q, 30, 0), 0);
+	KUNIT_EXPECT_EQ(test, recount_wait_stats_add(q, 2, 0), 0);
+	KUNIT_EXPECT_EQ(test, q->time, 67);
+	KUNIT_EXPECT_EQ(test, q->count, 4);
+	KUNIT_EXPECT_EQ(test, q->max, 30);
+	KUNIT_EXPECT_EQ(test, q->max_at, 200);
+	/* Longer and no end given: the end is read now. */
+	recount_wait_stats_add(f, 1, 0);
+	KUNIT_EXPECT_GT(test, f->max_at, 0);
+	KUNIT_EXPECT_LE(test, f->max_at, ktime_get_boot_fast_ns());
+
+	recount_wait_stats_add(&b.wait[RECOUNT_WAIT_QUEUE], 30, 150);
+	recount_wait_stats_add(&b.wait[RECOUNT_WAIT_LOCK], 9, 300);
+	recount_runtime_sum(&sum, &a);
+	recount_runtime_sum(&sum, &b);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_QUEUE].time, 97);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_QUEUE].count, 5);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_QUEUE].max, 30);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_QUEUE].max_at, 150);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_FAULT].max_at, f->max_at);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_LOCK].count, 1);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_LOCK].max, 9);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_LOCK].max_at, 300);
+	/* A longer one wins whenever it ended. */
+	recount_wait_stats_add(&b.wait[RECOUNT_WAIT_LOCK], 10, 400);
+	recount_runtime_sum(&sum, &b);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_LOCK].max, 10);
+	KUNIT_EXPECT_EQ(test, sum.wait[RECOUNT_WAIT_LOCK].max_at, 400);
+
+	recount_runtime_copy(&b, &sum);
+	KUNIT_EXPECT_MEMEQ(test, &b, &sum, sizeof(sum));
+}
+
 static void recount_test_energy_scale(struct kunit *test)
 {
 	/* 1 W for 1 s is 1 J. */
@@ -727,6 +773,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_split),
 	KUNIT_CASE(recount_test_counter_delta),
 	KUNIT_CASE(recount_test_usage_add_sum),
+	KUNIT_CASE(recount_test_wait_stats),
 	KUNIT_CASE(recount_test_energy_scale),
 	KUNIT_CASE(recount_test_kind_of_capacity),
 	KUNIT_CASE_SLOW(recount_test_track_read_race),

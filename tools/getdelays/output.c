@@ -147,6 +147,23 @@ static const char *fmt_share(char *buf, size_t size, const struct rc_record *r,
 	return fmt_ratio(buf, size, has, share * 100, "%.1f%%");
 }
 
+/*
+ * When a longest wait ended: seconds after the thread or process started,
+ * "+1.250000000 s", or since boot without a start time; "-" with no wait.
+ */
+static const char *fmt_when(char *buf, size_t size, const struct rc_record *r, uint64_t at)
+{
+	struct rc_value v = { at != 0, at };
+
+	if (at && r->start_time.has && at >= r->start_time.v) {
+		v.v = at - r->start_time.v;
+		buf[0] = '+';
+		fmt_seconds(buf + 1, size - 1, &v);
+		return buf;
+	}
+	return fmt_seconds(buf, size, &v);
+}
+
 static const char *inexact_note(uint32_t inexact, uint32_t bit)
 {
 	return inexact & bit ? "  (inexact)" : "";
@@ -243,9 +260,30 @@ static void text_runtime(FILE *f, const char *label, const struct rc_record *r,
 	struct rc_value lock = { true, rt->lock_ns };
 	char a[32], b[32], c[32];
 
+	const struct rc_wait_stats *w = rt->wait;
+
 	fprintf(f, "  %-13s %16s %16s %16s\n", label, "queue", "page faults", "locks");
 	fprintf(f, "  %-13s %16s %16s %16s\n", "", fmt_seconds(a, sizeof(a), &queue),
 		fmt_seconds(b, sizeof(b), &fault), fmt_seconds(c, sizeof(c), &lock));
+	if (rt->has_waits) {
+		struct rc_value max[RC_NR_WAITS];
+		int i;
+
+		for (i = 0; i < RC_NR_WAITS; i++)
+			max[i] = (struct rc_value){ true, w[i].max_ns };
+		fprintf(f, "  %-13s %16llu %16llu %16llu\n", "waits",
+			(unsigned long long)w[RC_WAIT_QUEUE].count,
+			(unsigned long long)w[RC_WAIT_FAULT].count,
+			(unsigned long long)w[RC_WAIT_LOCK].count);
+		fprintf(f, "  %-13s %16s %16s %16s\n", "longest",
+			fmt_seconds(a, sizeof(a), &max[RC_WAIT_QUEUE]),
+			fmt_seconds(b, sizeof(b), &max[RC_WAIT_FAULT]),
+			fmt_seconds(c, sizeof(c), &max[RC_WAIT_LOCK]));
+		fprintf(f, "  %-13s %16s %16s %16s\n", "  ended at",
+			fmt_when(a, sizeof(a), r, w[RC_WAIT_QUEUE].max_at_ns),
+			fmt_when(b, sizeof(b), r, w[RC_WAIT_FAULT].max_at_ns),
+			fmt_when(c, sizeof(c), r, w[RC_WAIT_LOCK].max_at_ns));
+	}
 	if (shares && r->start_time.has)
 		fprintf(f, "  %-13s %16s %16s %16s\n", "share of life",
 			fmt_share(a, sizeof(a), r, o, rt->queue_ns),
@@ -255,7 +293,16 @@ static void text_runtime(FILE *f, const char *label, const struct rc_record *r,
 
 static const char *const runtime_fields[] = {
 	"cpu_time", "queue_time", "page_fault_time", "lock_contention_time",
+	"queue_count", "queue_max", "queue_max_time",
+	"page_fault_count", "page_fault_max", "page_fault_max_time",
+	"lock_contention_count", "lock_contention_max", "lock_contention_max_time",
 };
+
+/* Counts are counts; every other field of the struct is in nanoseconds. */
+static bool runtime_field_is_count(const char *name)
+{
+	return strstr(name, "_count");
+}
 
 /* The struct recount_task_runtime the kernel sent, field by field. */
 static void text_runtime_struct(FILE *f, const struct rc_record *r, uint32_t version)
@@ -268,7 +315,8 @@ static void text_runtime_struct(FILE *f, const struct rc_record *r, uint32_t ver
 		uint64_t v;
 
 		memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
-		fprintf(f, "    %-22s %llu ns\n", runtime_fields[i], (unsigned long long)v);
+		fprintf(f, "    %-24s %llu%s\n", runtime_fields[i], (unsigned long long)v,
+			runtime_field_is_count(runtime_fields[i]) ? "" : " ns");
 	}
 }
 
@@ -301,6 +349,8 @@ static void text_title(FILE *f, const struct rc_record *r)
 		break;
 	case RC_PROCESS:
 		fprintf(f, "process %u (%s), all threads", r->tgid, r->comm);
+		if (r->has_parent_tgid)
+			fprintf(f, ", parent %u", r->parent_tgid);
 		break;
 	case RC_CPU:
 		fprintf(f, "cpu %u (%s)", r->cpu,
@@ -328,6 +378,12 @@ void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		text_runtime(f, "waited for", r, &r->runtime, o, true);
 	if (r->exited_runtime.has)
 		text_runtime(f, " exited", r, &r->exited_runtime, o, false);
+	if (r->has_children) {
+		fprintf(f, " reaped children, and theirs (not in the above):\n");
+		text_usage(f, &r->children, r->energy_source);
+	}
+	if (r->children_runtime.has)
+		text_runtime(f, " children", r, &r->children_runtime, o, false);
 	if (r->runtime_struct_len)
 		text_runtime_struct(f, r, o->runtime_version);
 	if (ts && ts->what)
@@ -554,11 +610,36 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 
 static void json_runtime(struct json *j, const char *key, const struct rc_runtime *rt)
 {
+	static const char *const waits[] = {
+		[RC_WAIT_QUEUE] = "queue", [RC_WAIT_FAULT] = "page_fault",
+		[RC_WAIT_LOCK] = "lock_contention",
+	};
+	int i;
+
+	if (!rt->has) {
+		json_null(j, key);
+		return;
+	}
 	json_open(j, key, '{');
 	json_u64(j, "cpu_time_ns", rt->cpu_ns);
 	json_u64(j, "queue_time_ns", rt->queue_ns);
 	json_u64(j, "page_fault_time_ns", rt->fault_ns);
 	json_u64(j, "lock_contention_time_ns", rt->lock_ns);
+	for (i = 0; i < RC_NR_WAITS; i++) {
+		const struct rc_wait_stats *w = &rt->wait[i];
+		struct rc_value v[] = {
+			{ rt->has_waits, w->count }, { rt->has_waits, w->max_ns },
+			{ rt->has_waits, w->max_at_ns },
+		};
+		static const char *const suffix[] = { "count", "max_ns", "max_time_ns" };
+		char key[40];
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(v); k++) {
+			snprintf(key, sizeof(key), "%s_%s", waits[i], suffix[k]);
+			json_value(j, key, &v[k]);
+		}
+	}
 	json_close(j, '}');
 }
 
@@ -649,6 +730,8 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		json_u64(&j, "tgid", r->tgid);
 		json_str(&j, "comm", r->comm);
 		json_value(&j, "start_time_ns", &r->start_time);
+		json_value(&j, "parent_tgid",
+			   &(struct rc_value){ r->has_parent_tgid, r->parent_tgid });
 	}
 	json_bool(&j, "disabled", r->has_flags && (r->flags & RECOUNT_FLAGS_DISABLED));
 	if (r->is_exit) {
@@ -685,6 +768,14 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		json_usage(&j, &r->exited, false);
 		json_close(&j, '}');
 		json_runtime(&j, "exited_runtime", &r->exited_runtime);
+		if (r->has_children) {
+			json_open(&j, "children", '{');
+			json_usage(&j, &r->children, false);
+			json_close(&j, '}');
+		} else {
+			json_null(&j, "children");
+		}
+		json_runtime(&j, "children_runtime", &r->children_runtime);
 	}
 	if (r->runtime_struct_len) {
 		json_open(&j, "runtime_struct", '{');
@@ -696,7 +787,8 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 			uint64_t v;
 
 			memcpy(&v, r->runtime_struct + i * sizeof(v), sizeof(v));
-			snprintf(key, sizeof(key), "%s_ns", runtime_fields[i]);
+			snprintf(key, sizeof(key), "%s%s", runtime_fields[i],
+				 runtime_field_is_count(runtime_fields[i]) ? "" : "_ns");
 			json_u64(&j, key, v);
 		}
 		json_close(&j, '}');

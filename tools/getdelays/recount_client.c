@@ -95,6 +95,9 @@ static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
 	[RECOUNT_A_LISTENERS] = { .type = NLA_U32 },
 	[RECOUNT_A_START_TIME] = { .type = NLA_U64 },
 	[RECOUNT_A_WITHHELD] = { .type = NLA_U32 },
+	[RECOUNT_A_PARENT_TGID] = { .type = NLA_U32 },
+	[RECOUNT_A_CHILDREN] = { .type = NLA_NESTED },
+	[RECOUNT_A_CHILDREN_RUNTIME] = { .type = NLA_NESTED },
 };
 
 static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
@@ -102,6 +105,15 @@ static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
 	[RECOUNT_A_RUNTIME_QUEUE_TIME] = { .type = NLA_U64 },
 	[RECOUNT_A_RUNTIME_PAGE_FAULT_TIME] = { .type = NLA_U64 },
 	[RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_QUEUE_COUNT] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_QUEUE_MAX] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_QUEUE_MAX_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_PAGE_FAULT_MAX] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_PAGE_FAULT_MAX_TIME] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_LOCK_CONTENTION_COUNT] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX] = { .type = NLA_U64 },
+	[RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME] = { .type = NLA_U64 },
 };
 
 static int decode_runtime(struct nlattr *nest, struct rc_runtime *rt)
@@ -115,6 +127,20 @@ static int decode_runtime(struct nlattr *nest, struct rc_runtime *rt)
 		{ RECOUNT_A_RUNTIME_QUEUE_TIME, offsetof(struct rc_runtime, queue_ns) },
 		{ RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, offsetof(struct rc_runtime, fault_ns) },
 		{ RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME, offsetof(struct rc_runtime, lock_ns) },
+		{ RECOUNT_A_RUNTIME_QUEUE_COUNT, offsetof(struct rc_runtime, wait[0].count) },
+		{ RECOUNT_A_RUNTIME_QUEUE_MAX, offsetof(struct rc_runtime, wait[0].max_ns) },
+		{ RECOUNT_A_RUNTIME_QUEUE_MAX_TIME,
+		  offsetof(struct rc_runtime, wait[0].max_at_ns) },
+		{ RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT, offsetof(struct rc_runtime, wait[1].count) },
+		{ RECOUNT_A_RUNTIME_PAGE_FAULT_MAX, offsetof(struct rc_runtime, wait[1].max_ns) },
+		{ RECOUNT_A_RUNTIME_PAGE_FAULT_MAX_TIME,
+		  offsetof(struct rc_runtime, wait[1].max_at_ns) },
+		{ RECOUNT_A_RUNTIME_LOCK_CONTENTION_COUNT,
+		  offsetof(struct rc_runtime, wait[2].count) },
+		{ RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX,
+		  offsetof(struct rc_runtime, wait[2].max_ns) },
+		{ RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME,
+		  offsetof(struct rc_runtime, wait[2].max_at_ns) },
 	};
 	size_t i;
 
@@ -122,6 +148,7 @@ static int decode_runtime(struct nlattr *nest, struct rc_runtime *rt)
 		return -EPROTO;
 	memset(rt, 0, sizeof(*rt));
 	rt->has = true;
+	rt->has_waits = tb[RECOUNT_A_RUNTIME_QUEUE_COUNT];
 	for (i = 0; i < ARRAY_SIZE(values); i++)
 		if (tb[values[i].attr])
 			*(uint64_t *)((char *)rt + values[i].offset) =
@@ -218,6 +245,18 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		rec->energy_source = nla_get_u32(tb[RECOUNT_A_ENERGY_SOURCE]);
 	if (tb[RECOUNT_A_WITHHELD])
 		rec->withheld = nla_get_u32(tb[RECOUNT_A_WITHHELD]);
+	if (tb[RECOUNT_A_PARENT_TGID]) {
+		rec->has_parent_tgid = true;
+		rec->parent_tgid = nla_get_u32(tb[RECOUNT_A_PARENT_TGID]);
+	}
+	if (tb[RECOUNT_A_CHILDREN]) {
+		rec->has_children = true;
+		if (decode_usage(tb[RECOUNT_A_CHILDREN], &rec->children))
+			return -EPROTO;
+	}
+	if (tb[RECOUNT_A_CHILDREN_RUNTIME] &&
+	    decode_runtime(tb[RECOUNT_A_CHILDREN_RUNTIME], &rec->children_runtime))
+		return -EPROTO;
 	if (tb[RECOUNT_A_USAGE]) {
 		rec->has_usage = true;
 		if (decode_usage(tb[RECOUNT_A_USAGE], &rec->usage))
@@ -249,18 +288,27 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 	}
 	/*
 	 * A lean record gives its runtime only as the struct asked for, when
-	 * that struct carries every value (version 2 and later).
+	 * that struct carries every value (version 3 and later).
 	 */
 	if (!rec->runtime.has &&
 	    rec->runtime_struct_len >= (int)sizeof(struct recount_task_runtime)) {
 		struct recount_task_runtime rt;
+		struct rc_wait_stats *w = rec->runtime.wait;
 
 		memcpy(&rt, rec->runtime_struct, sizeof(rt));
 		rec->runtime.has = true;
+		rec->runtime.has_waits = true;
 		rec->runtime.cpu_ns = rt.cpu_time;
 		rec->runtime.queue_ns = rt.queue_time;
 		rec->runtime.fault_ns = rt.page_fault_time;
 		rec->runtime.lock_ns = rt.lock_contention_time;
+		w[RC_WAIT_QUEUE] = (struct rc_wait_stats){ rt.queue_count, rt.queue_max,
+							  rt.queue_max_time };
+		w[RC_WAIT_FAULT] = (struct rc_wait_stats){ rt.page_fault_count, rt.page_fault_max,
+							  rt.page_fault_max_time };
+		w[RC_WAIT_LOCK] = (struct rc_wait_stats){ rt.lock_contention_count,
+							 rt.lock_contention_max,
+							 rt.lock_contention_max_time };
 	}
 	return 0;
 }

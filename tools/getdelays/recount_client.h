@@ -37,10 +37,29 @@ struct rc_usage {
 
 #define RC_MAX_KINDS 8
 
-/* Why a thread or process was not running; absent unless has is set. */
+/* The waits of a runtime, in the order of the kernel's attributes. */
+enum rc_wait {
+	RC_WAIT_QUEUE,
+	RC_WAIT_FAULT,
+	RC_WAIT_LOCK,
+	RC_NR_WAITS,
+};
+
+/* How often a thread or process waited for one thing, and its longest wait. */
+struct rc_wait_stats {
+	uint64_t count, max_ns;
+	uint64_t max_at_ns;		/* when the longest ended: CLOCK_BOOTTIME */
+};
+
+/*
+ * Why a thread or process was not running; absent unless has is set. The
+ * counts and longest waits are absent (a kernel before runtime version 3)
+ * unless has_waits is set.
+ */
 struct rc_runtime {
-	bool has;
+	bool has, has_waits;
 	uint64_t cpu_ns, queue_ns, fault_ns, lock_ns;
+	struct rc_wait_stats wait[RC_NR_WAITS];
 };
 
 /* What a record is of. */
@@ -65,7 +84,12 @@ struct rc_record {
 	struct rc_runtime runtime, exited_runtime;
 	/* The struct recount_task_runtime asked for with runtime_version. */
 	int runtime_struct_len;
-	unsigned char runtime_struct[64];
+	unsigned char runtime_struct[128];
+	/* The parent's tgid; of a process, what its reaped children did. */
+	bool has_parent_tgid, has_children;
+	uint32_t parent_tgid;
+	struct rc_usage children;
+	struct rc_runtime children_runtime;
 	/* Exit records (RECOUNT_CMD_EXIT) */
 	bool is_exit;
 	uint32_t exit_code;

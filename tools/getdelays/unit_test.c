@@ -289,6 +289,15 @@ static void test_decode(void)
 	nla_put_u64(msg, RECOUNT_A_RUNTIME_QUEUE_TIME, 500);
 	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_TIME, 600);
 	nla_put_u64(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME, 700);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_QUEUE_COUNT, 9);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_QUEUE_MAX, 200);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_QUEUE_MAX_TIME, 1500000000ULL);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT, 2);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_MAX, 550);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_MAX_TIME, 2000000000ULL);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_COUNT, 1);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX, 700);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME, 2500000000ULL);
 	nla_put_u64(msg, RECOUNT_A_RUNTIME_MAX + 1, 800);
 	nla_nest_end(msg, nest);
 	nla_put_u32(msg, RECOUNT_A_EXIT_CODE, 3 << 8);
@@ -313,6 +322,14 @@ static void test_decode(void)
 	      rec.per_kind[1].kind == RECOUNT_KIND_EFFICIENCY, "one usage per kind");
 	check(rec.runtime.has && rec.runtime.queue_ns == 500 && rec.runtime.fault_ns == 600 &&
 	      rec.runtime.lock_ns == 700, "runtime");
+	check(rec.runtime.has_waits && rec.runtime.wait[RC_WAIT_QUEUE].count == 9 &&
+	      rec.runtime.wait[RC_WAIT_QUEUE].max_ns == 200 &&
+	      rec.runtime.wait[RC_WAIT_QUEUE].max_at_ns == 1500000000ULL &&
+	      rec.runtime.wait[RC_WAIT_FAULT].count == 2 &&
+	      rec.runtime.wait[RC_WAIT_FAULT].max_ns == 550 &&
+	      rec.runtime.wait[RC_WAIT_LOCK].max_at_ns == 2500000000ULL,
+	      "each wait's count, longest and its end");
+	check(!rec.has_children && !rec.has_parent_tgid, "a thread has no children");
 	check(rec.is_exit && rec.exit_code == 3 << 8 && rec.exit_time == 9000000000ULL &&
 	      rec.missed == 4 && rec.start_time.has && rec.start_time.v == 1000000000ULL,
 	      "exit details and start time");
@@ -328,10 +345,22 @@ static void test_decode(void)
 	nlmsg_free(msg);
 	msg = new_msg(RECOUNT_CMD_GET);
 	nla_put_u32(msg, RECOUNT_A_TGID, 100);
+	nla_put_u32(msg, RECOUNT_A_PARENT_TGID, 1);
+	put_usage(msg, RECOUNT_A_CHILDREN, 7000000, 2000000, -1);
+	nest = nla_nest_start(msg, RECOUNT_A_CHILDREN_RUNTIME);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_CPU_TIME, 9000000);
+	nla_put_u64(msg, RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT, 40);
+	nla_nest_end(msg, nest);
 	put_usage(msg, RECOUNT_A_EXITED, 5, 6, -1);
 	decode(msg, &rec);
 	check(rec.type == RC_PROCESS && rec.has_exited && rec.exited.user_ns.v == 5,
 	      "a process record");
+	check(rec.has_parent_tgid && rec.parent_tgid == 1 && rec.has_children &&
+	      rec.children.user_ns.v == 7000000 && rec.children.kernel_ns.v == 2000000 &&
+	      rec.children_runtime.has && rec.children_runtime.cpu_ns == 9000000 &&
+	      rec.children_runtime.wait[RC_WAIT_FAULT].count == 40,
+	      "a process's parent, and its reaped children");
+	check(!rec.runtime.has, "no runtime nest, no runtime");
 	nlmsg_free(msg);
 
 	/* A known attribute of the wrong size is an error, not garbage. */
@@ -355,7 +384,13 @@ static void test_decode(void)
 static void test_decode_lean(void)
 {
 	struct recount_task_runtime rt = { .cpu_time = 40, .queue_time = 5,
-					   .page_fault_time = 6, .lock_contention_time = 7 };
+					   .page_fault_time = 6, .lock_contention_time = 7,
+					   .queue_count = 3, .queue_max = 4,
+					   .queue_max_time = 1100, .page_fault_count = 1,
+					   .page_fault_max = 6, .page_fault_max_time = 1200,
+					   .lock_contention_count = 2,
+					   .lock_contention_max = 5,
+					   .lock_contention_max_time = 1300 };
 	struct rc_record first, rec;
 	struct nl_msg *msg;
 
@@ -376,6 +411,19 @@ static void test_decode_lean(void)
 	check(first.runtime.has && first.runtime.cpu_ns == 40 && first.runtime.queue_ns == 5 &&
 	      first.runtime.fault_ns == 6 && first.runtime.lock_ns == 7,
 	      "a lean runtime comes from the struct");
+	check(first.runtime.has_waits && first.runtime.wait[RC_WAIT_QUEUE].count == 3 &&
+	      first.runtime.wait[RC_WAIT_QUEUE].max_at_ns == 1100 &&
+	      first.runtime.wait[RC_WAIT_FAULT].max_ns == 6 &&
+	      first.runtime.wait[RC_WAIT_LOCK].count == 2 &&
+	      first.runtime.wait[RC_WAIT_LOCK].max_at_ns == 1300,
+	      "and its waits, from version 3");
+	nlmsg_free(msg);
+
+	/* Version 2 lacks the waits: a lean record keeps the nest, none here. */
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 7);
+	nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, sizeof(struct recount_task_runtime_v2), &rt);
+	check(!decode(msg, &rec) && !rec.runtime.has, "a version 2 struct is no runtime");
 	nlmsg_free(msg);
 
 	msg = new_msg(RECOUNT_CMD_GET);
@@ -527,7 +575,8 @@ static struct rc_record sample(uint32_t pid, const char *comm, uint64_t user, bo
 		.type = RC_THREAD, .has_pid = true, .has_tgid = true, .pid = pid, .tgid = 100,
 		.has_usage = true, .has_flags = true, .start_time = { true, 1000000000 },
 		.usage = { .user_ns = { true, user }, .kernel_ns = { true, 1000000 } },
-		.runtime = { true, user + 1000000, 2000000, 100000000, 0 },
+		.runtime = { .has = true, .cpu_ns = user + 1000000, .queue_ns = 2000000,
+			     .fault_ns = 100000000 },
 	};
 
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
@@ -715,6 +764,64 @@ static void test_json(void)
 	free(out);
 }
 
+/*
+ * The count, longest and end of each wait, and a process's parent and reaped
+ * children, in text and JSON; a kernel without the waits gives nulls.
+ */
+static void test_waits_and_children(void)
+{
+	struct rc_record r = sample(0, "make", 3000000, false);
+	unsigned long long v;
+	const char *child;
+	char *out, *copy;
+	char want[128];
+	size_t len;
+
+	r.type = RC_PROCESS;
+	r.has_pid = false;
+	r.has_parent_tgid = true;
+	r.parent_tgid = 1;
+	r.runtime.has_waits = true;
+	r.runtime.wait[RC_WAIT_FAULT] = (struct rc_wait_stats){ 12, 30000000, 1250000000ULL };
+	r.has_children = true;
+	r.children.user_ns = (struct rc_value){ true, 5000000000ULL };
+	r.children.kernel_ns = (struct rc_value){ true, 1000000000ULL };
+	r.children_runtime = (struct rc_runtime){ .has = true, .has_waits = true,
+						  .cpu_ns = 6000000000ULL };
+
+	out = capture(print_text, &r);
+	check(strstr(out, "all threads, parent 1\n"), "the parent, in the title:\n%s", out);
+	snprintf(want, sizeof(want), "\n  %-13s %16d %16d %16d\n", "waits", 0, 12, 0);
+	check(strstr(out, want) &&
+	      strstr(out, "0.030000000 s") && strstr(out, "+0.250000000 s"),
+	      "the waits, the longest and when it ended after the start:\n%s", out);
+	check(strstr(out, " reaped children") && strstr(out, "5.000000000 s"),
+	      "the reaped children:\n%s", out);
+	free(out);
+
+	out = capture(print_json, &r);
+	check(json_valid(out, strlen(out)), "valid JSON:\n%s", out);
+	check(json_member_u64(out, "parent_tgid", &v) && v == 1, "parent_tgid");
+	check(strstr(out, joined("\"page_fault_count\":12,\"page_fault_max_ns\":30000000,",
+				 "\"page_fault_max_time_ns\":1250000000", NULL)),
+	      "a wait's count, longest and its end, in JSON:\n%s", out);
+	child = json_member(out, "children", &len);
+	copy = child ? strndup(child, len) : NULL;
+	check(copy && json_member_u64(copy, "time_ns", &v) && v == 6000000000ULL,
+	      "the children's usage");
+	free(copy);
+	check(json_member(out, "children_runtime", &len), "the children's runtime");
+	free(out);
+
+	r.runtime.has_waits = false;
+	r.has_children = false;
+	r.children_runtime.has = false;
+	out = capture(print_json, &r);
+	check(json_member_null(out, "children") && json_member_null(out, "children_runtime") &&
+	      strstr(out, "\"queue_count\":null"), "what an older kernel does not send is null");
+	free(out);
+}
+
 static void print_info(FILE *f, void *arg)
 {
 	struct rc_info info = {
@@ -778,6 +885,7 @@ int main(void)
 	test_formats();
 	test_table();
 	test_json();
+	test_waits_and_children();
 	test_info();
 	test_json_check();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);

@@ -70,7 +70,8 @@ enum recount_kind {
 
 #define RECOUNT_RUNTIME_V1	1
 #define RECOUNT_RUNTIME_V2	2
-#define RECOUNT_RUNTIME_VERSION	2
+#define RECOUNT_RUNTIME_V3	3
+#define RECOUNT_RUNTIME_VERSION	3
 
 /**
  * struct recount_task_runtime_v1 - Version 1 of the task runtime info, 16
@@ -84,10 +85,8 @@ struct recount_task_runtime_v1 {
 };
 
 /**
- * struct recount_task_runtime - The task runtime info: why a thread or process
- *   was not running, version 2, 32 bytes; it begins with version 1. The fields
- *   may overlap (a page fault may wait for a lock) and do not add up to the
- *   wall time.
+ * struct recount_task_runtime_v2 - Version 2 of the task runtime info, 32
+ *   bytes; it begins with version 1.
  * @cpu_time: Time on CPU, user and kernel, in nanoseconds.
  * @queue_time: Time runnable but waiting for a CPU, in nanoseconds.
  * @page_fault_time: Time in page faults, user and kernel, from entry to exit,
@@ -95,11 +94,55 @@ struct recount_task_runtime_v1 {
  * @lock_contention_time: Time waiting for contended sleeping locks (mutex,
  *   rw_semaphore, percpu_rw_semaphore, rt_mutex, semaphore), in nanoseconds.
  */
+struct recount_task_runtime_v2 {
+	__u64 cpu_time;
+	__u64 queue_time;
+	__u64 page_fault_time;
+	__u64 lock_contention_time;
+};
+
+/**
+ * struct recount_task_runtime - The task runtime info: why a thread or process
+ *   was not running, version 3, 104 bytes; it begins with version 2. The waits
+ *   may overlap (a page fault may wait for a lock) and do not add up to the
+ *   wall time. For a process, the times and counts are the sums over its
+ *   threads, live and exited, and the longest wait is the longest of any.
+ * @cpu_time: Time on CPU, user and kernel, in nanoseconds.
+ * @queue_time: Time runnable but waiting for a CPU, in nanoseconds.
+ * @page_fault_time: Time in page faults, user and kernel, from entry to exit,
+ *   whatever they waited for, in nanoseconds.
+ * @lock_contention_time: Time waiting for contended sleeping locks (mutex,
+ *   rw_semaphore, percpu_rw_semaphore, rt_mutex, semaphore), in nanoseconds.
+ * @queue_count: How many times it waited for a CPU: became runnable, then ran.
+ *   A wakeup that preempts is often timed 0 ns: the scheduler does not update
+ *   its clock for the switch that follows.
+ * @queue_max: The longest of those waits, in nanoseconds.
+ * @queue_max_time: When the longest of those waits ended: CLOCK_BOOTTIME, in
+ *   nanoseconds; 0 if none took longer than 0 ns.
+ * @page_fault_count: How many times it waited for page faults to be handled.
+ * @page_fault_max: The longest of those waits, in nanoseconds.
+ * @page_fault_max_time: When the longest of those waits ended: CLOCK_BOOTTIME,
+ *   in nanoseconds; 0 if none took longer than 0 ns.
+ * @lock_contention_count: How many times it waited for contended sleeping
+ *   locks.
+ * @lock_contention_max: The longest of those waits, in nanoseconds.
+ * @lock_contention_max_time: When the longest of those waits ended:
+ *   CLOCK_BOOTTIME, in nanoseconds; 0 if none took longer than 0 ns.
+ */
 struct recount_task_runtime {
 	__u64 cpu_time;
 	__u64 queue_time;
 	__u64 page_fault_time;
 	__u64 lock_contention_time;
+	__u64 queue_count;
+	__u64 queue_max;
+	__u64 queue_max_time;
+	__u64 page_fault_count;
+	__u64 page_fault_max;
+	__u64 page_fault_max_time;
+	__u64 lock_contention_count;
+	__u64 lock_contention_max;
+	__u64 lock_contention_max_time;
 };
 
 /**
@@ -191,6 +234,9 @@ enum {
 	RECOUNT_A_LISTENERS,
 	RECOUNT_A_START_TIME,
 	RECOUNT_A_LEAN,
+	RECOUNT_A_PARENT_TGID,
+	RECOUNT_A_CHILDREN,
+	RECOUNT_A_CHILDREN_RUNTIME,
 
 	__RECOUNT_A_MAX,
 	RECOUNT_A_MAX = (__RECOUNT_A_MAX - 1)
@@ -202,6 +248,15 @@ enum {
 	RECOUNT_A_RUNTIME_QUEUE_TIME,
 	RECOUNT_A_RUNTIME_PAGE_FAULT_TIME,
 	RECOUNT_A_RUNTIME_LOCK_CONTENTION_TIME,
+	RECOUNT_A_RUNTIME_QUEUE_COUNT,
+	RECOUNT_A_RUNTIME_QUEUE_MAX,
+	RECOUNT_A_RUNTIME_QUEUE_MAX_TIME,
+	RECOUNT_A_RUNTIME_PAGE_FAULT_COUNT,
+	RECOUNT_A_RUNTIME_PAGE_FAULT_MAX,
+	RECOUNT_A_RUNTIME_PAGE_FAULT_MAX_TIME,
+	RECOUNT_A_RUNTIME_LOCK_CONTENTION_COUNT,
+	RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX,
+	RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME,
 
 	__RECOUNT_A_RUNTIME_MAX,
 	RECOUNT_A_RUNTIME_MAX = (__RECOUNT_A_RUNTIME_MAX - 1)

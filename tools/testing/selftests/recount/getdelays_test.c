@@ -270,18 +270,35 @@ TEST_F(recount, query_process_and_cpu)
 	free(r);
 }
 
-/* Command mode: the command's process totals, and its exit status. */
+/*
+ * Command mode: the command's process totals, what the children it reaped
+ * consumed (a shell's loop in a child shell), and its exit status.
+ */
 TEST_F(recount, command_mode)
 {
 	struct run *r = new_run();
 	unsigned long long v;
+	const char *children;
+	char *copy;
+	size_t len;
 
 	EXPECT_EQ(3, GETDELAYS(r, "--json", "-c", "sh", "-c",
-			       "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; exit 3"));
+			       "sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'; exit 3"));
 	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s %s", r->out, r->err);
 	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"process\""));
 	EXPECT_NE(NULL, strstr(r->out, "\"comm\":\"sh\""));
 	EXPECT_TRUE(json_member_u64(r->out, "time_ns", &v) && v > 0);
+	EXPECT_TRUE(json_member_u64(r->out, "parent_tgid", &v) && v > 0);
+	children = json_member(r->out, "children", &len);
+	ASSERT_NE(NULL, children) TH_LOG("%s", r->out);
+	copy = strndup(children, len);
+	/* The loop ran in the child: it is most of what the command cost. */
+	EXPECT_TRUE(json_member_u64(copy, "user_time_ns", &v) && v > 0) TH_LOG("%s", copy);
+	free(copy);
+	EXPECT_NE(NULL, json_member(r->out, "children_runtime", &len));
+
+	EXPECT_EQ(0, GETDELAYS(r, "-c", "sh", "-c", "sh -c true; true"));
+	EXPECT_NE(NULL, strstr(r->out, " reaped children")) TH_LOG("%s", r->out);
 
 	EXPECT_EQ(0, GETDELAYS(r, "-c", "true"));
 	EXPECT_NE(NULL, strstr(r->out, "process ")) TH_LOG("%s", r->out);

@@ -18,14 +18,6 @@
 #include "recount_fixture.h"
 #include "recount_check.h"
 
-static char all_cpus[32];
-
-static const char *every_cpu(void)
-{
-	snprintf(all_cpus, sizeof(all_cpus), "0-%d", get_nprocs_conf() - 1);
-	return all_cpus;
-}
-
 /* Pin the calling thread to @cpu. */
 static int pin(int cpu)
 {

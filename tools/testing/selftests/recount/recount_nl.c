@@ -140,6 +140,15 @@ static void parse_runtime(struct nlattr *nest, struct rnl_runtime *rt)
 		if (RNL_ATTR_LEN(a) != sizeof(v))
 			continue;
 		memcpy(&v, RNL_ATTR_DATA(a), sizeof(v));
+		if ((a->nla_type & NLA_TYPE_MASK) >= RECOUNT_A_RUNTIME_QUEUE_COUNT &&
+		    (a->nla_type & NLA_TYPE_MASK) <= RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME) {
+			int i = (a->nla_type & NLA_TYPE_MASK) - RECOUNT_A_RUNTIME_QUEUE_COUNT;
+			struct rnl_wait *w = &rt->wait[i / 3];
+			__u64 *field[] = { &w->count, &w->max, &w->max_time };
+
+			*field[i % 3] = v;
+			continue;
+		}
 		switch (a->nla_type & NLA_TYPE_MASK) {
 		case RECOUNT_A_RUNTIME_CPU_TIME:
 			rt->cpu = v;
@@ -193,6 +202,7 @@ static const struct {
 	SCALAR(RECOUNT_A_LISTENERS, listeners, NO_FLAG),
 	SCALAR(RECOUNT_A_START_TIME, start_time, FLAG(has_start_time)),
 	SCALAR(RECOUNT_A_WITHHELD, withheld, NO_FLAG),
+	SCALAR(RECOUNT_A_PARENT_TGID, parent_tgid, FLAG(has_parent_tgid)),
 };
 
 static bool parse_scalar(const struct nlattr *a, struct rnl_record *r)
@@ -246,6 +256,13 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 			break;
 		case RECOUNT_A_EXITED_RUNTIME:
 			parse_runtime(a, &r->exited_runtime);
+			break;
+		case RECOUNT_A_CHILDREN:
+			r->has_children = true;
+			parse_usage(a, &r->children);
+			break;
+		case RECOUNT_A_CHILDREN_RUNTIME:
+			parse_runtime(a, &r->children_runtime);
 			break;
 		case RECOUNT_A_RUNTIME_STRUCT:
 			r->runtime_struct_len = RNL_ATTR_LEN(a);

@@ -47,9 +47,18 @@ struct rnl_usage {
 
 #define RNL_MAX_KINDS 4
 
+/* The waits of struct rnl_runtime, in the order of the nest's attributes. */
+enum { RNL_QUEUE, RNL_FAULT, RNL_LOCK, RNL_NR_WAITS };
+
+struct rnl_wait {
+	__u64 count, max, max_time;
+};
+
 struct rnl_runtime {
 	bool has;
 	__u64 cpu, queue, fault, lock;
+	/* count, longest and its end, per RNL_QUEUE... (zero if not sent) */
+	struct rnl_wait wait[RNL_NR_WAITS];
 };
 
 struct rnl_record {
@@ -64,7 +73,12 @@ struct rnl_record {
 	struct rnl_runtime runtime, exited_runtime;
 	/* runtime-struct, as received */
 	int runtime_struct_len;
-	unsigned char runtime_struct[64];
+	unsigned char runtime_struct[128];
+	/* process records: the parent, and what the reaped children did */
+	bool has_parent_tgid, has_children;
+	__u32 parent_tgid;
+	struct rnl_usage children;
+	struct rnl_runtime children_runtime;
 	/* exit records */
 	__u8 cmd;
 	bool has_exit;

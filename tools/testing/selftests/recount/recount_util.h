@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
 #include <time.h>
@@ -31,6 +32,24 @@ static inline unsigned long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Every possible CPU, as a cpumask of register. */
+static inline const char *every_cpu(void)
+{
+	static char all_cpus[32];
+
+	snprintf(all_cpus, sizeof(all_cpus), "0-%d", get_nprocs_conf() - 1);
+	return all_cpus;
+}
+
+/* CLOCK_BOOTTIME, the clock of the records' times (start, exit, longest waits). */
+static inline unsigned long long boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 

@@ -5,9 +5,11 @@
  * Each test forces one cause of waiting from user space and checks that the
  * matching time grows by what was forced: page faults held up by a
  * userfaultfd handler, a pipe's mutex held by a writer stuck in such a fault,
- * two threads sharing one CPU; a free mutex is no contention. And the
- * versioned struct recount_task_runtime gives every client exactly the
- * layout it asked for.
+ * two threads sharing one CPU; a free mutex is no contention. Each wait is
+ * counted, and the longest kept with when it ended: a thread that must meet
+ * a deadline every 10 ms learns why it missed two. The versioned struct
+ * recount_task_runtime gives every client exactly the layout it asked for.
+ * A process's record carries its parent, and what its reaped children did.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -15,7 +17,9 @@
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
@@ -25,23 +29,43 @@
 
 /* The ABI: sizes and offsets of every version, at build time and run time. */
 static_assert(sizeof(struct recount_task_runtime_v1) == 16, "v1 is 16 bytes");
-static_assert(sizeof(struct recount_task_runtime) == 32, "v2 is 32 bytes");
-static_assert(offsetof(struct recount_task_runtime, queue_time) ==
+static_assert(sizeof(struct recount_task_runtime_v2) == 32, "v2 is 32 bytes");
+static_assert(sizeof(struct recount_task_runtime) == 104, "v3 is 104 bytes");
+static_assert(offsetof(struct recount_task_runtime_v2, queue_time) ==
 	      offsetof(struct recount_task_runtime_v1, queue_time), "v2 begins with v1");
+static_assert(offsetof(struct recount_task_runtime, lock_contention_time) ==
+	      offsetof(struct recount_task_runtime_v2, lock_contention_time), "v3 begins with v2");
+
+/* The members of version 2, where @type has them. */
+#define EXPECT_V2_PREFIX(type) do {						\
+		EXPECT_EQ(0, offsetof(type, cpu_time));				\
+		EXPECT_EQ(8, offsetof(type, queue_time));			\
+		EXPECT_EQ(16, offsetof(type, page_fault_time));			\
+		EXPECT_EQ(24, offsetof(type, lock_contention_time));		\
+	} while (0)
 
 TEST(abi)
 {
 	EXPECT_EQ(1, RECOUNT_RUNTIME_V1);
 	EXPECT_EQ(2, RECOUNT_RUNTIME_V2);
-	EXPECT_EQ(RECOUNT_RUNTIME_V2, RECOUNT_RUNTIME_VERSION);
+	EXPECT_EQ(3, RECOUNT_RUNTIME_V3);
+	EXPECT_EQ(RECOUNT_RUNTIME_V3, RECOUNT_RUNTIME_VERSION);
 	EXPECT_EQ(16, sizeof(struct recount_task_runtime_v1));
 	EXPECT_EQ(0, offsetof(struct recount_task_runtime_v1, cpu_time));
 	EXPECT_EQ(8, offsetof(struct recount_task_runtime_v1, queue_time));
-	EXPECT_EQ(32, sizeof(struct recount_task_runtime));
-	EXPECT_EQ(0, offsetof(struct recount_task_runtime, cpu_time));
-	EXPECT_EQ(8, offsetof(struct recount_task_runtime, queue_time));
-	EXPECT_EQ(16, offsetof(struct recount_task_runtime, page_fault_time));
-	EXPECT_EQ(24, offsetof(struct recount_task_runtime, lock_contention_time));
+	EXPECT_EQ(32, sizeof(struct recount_task_runtime_v2));
+	EXPECT_V2_PREFIX(struct recount_task_runtime_v2);
+	EXPECT_EQ(104, sizeof(struct recount_task_runtime));
+	EXPECT_V2_PREFIX(struct recount_task_runtime);
+	EXPECT_EQ(32, offsetof(struct recount_task_runtime, queue_count));
+	EXPECT_EQ(40, offsetof(struct recount_task_runtime, queue_max));
+	EXPECT_EQ(48, offsetof(struct recount_task_runtime, queue_max_time));
+	EXPECT_EQ(56, offsetof(struct recount_task_runtime, page_fault_count));
+	EXPECT_EQ(64, offsetof(struct recount_task_runtime, page_fault_max));
+	EXPECT_EQ(72, offsetof(struct recount_task_runtime, page_fault_max_time));
+	EXPECT_EQ(80, offsetof(struct recount_task_runtime, lock_contention_count));
+	EXPECT_EQ(88, offsetof(struct recount_task_runtime, lock_contention_max));
+	EXPECT_EQ(96, offsetof(struct recount_task_runtime, lock_contention_max_time));
 }
 
 /* A userfaultfd whose handler resolves each fault after @delay. */
@@ -121,20 +145,44 @@ static void uffd_stop(struct uffd_server *s)
 
 #define NO_UFFD "no userfaultfd (CONFIG_USERFAULTFD=n)"
 
+/* uffd_start() failed because the kernel has no userfaultfd: the tests skip. */
+static bool uffd_missing(int err)
+{
+	return err == -ENOSYS;
+}
+
 static struct uffd_server *fault_server;
-static unsigned long long touch_ns;
+static unsigned long long touch_ns, touch_began, touch_ended;
 
 /* Touch every page of the userfaultfd area: one fault each, timed. */
 static void work_touch(struct worker *w)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
-	unsigned long long start = now_ns();
+	unsigned long long start;
 	size_t off;
 
+	touch_began = boot_ns();
+	start = now_ns();
 	for (off = 0; off < fault_server->size; off += page_size)
 		fault_server->area[off] = 1;
 	touch_ns = now_ns() - start;
+	touch_ended = boot_ns();
 }
+
+/*
+ * The kernel reads CLOCK_BOOTTIME for when a longest wait ended with
+ * ktime_get_boot_fast_ns(), user space with clock_gettime(): allow them a
+ * millisecond apart.
+ */
+#define BOOT_SLACK	MS
+
+/* The longest wait of @w ended within [@from, @to], by CLOCK_BOOTTIME. */
+#define EXPECT_ENDED_WITHIN(w, from, to) do {					\
+		__u64 __at = (w).max_time;					\
+										\
+		EXPECT_GE(__at + BOOT_SLACK, (from));				\
+		EXPECT_LE(__at, (to) + BOOT_SLACK);				\
+	} while (0)
 
 /*
  * Each fault the handler holds up for D adds at least D; and the faults are
@@ -149,7 +197,7 @@ TEST_F(recount, page_fault_time_is_the_fault_delay)
 	int err;
 
 	err = uffd_start(&s, 3, 200 * MS);
-	if (err == -ENOSYS)
+	if (uffd_missing(err))
 		SKIP(return, NO_UFFD);
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
 	fault_server = &s;
@@ -170,6 +218,12 @@ TEST_F(recount, page_fault_time_is_the_fault_delay)
 	EXPECT_LE(fault, wall_bound(touch_ns));
 	EXPECT_GE(fault, touch_ns - 10 * MS);
 	EXPECT_EQ(0, lock);
+	/* Three faults at least; the longest is one of them, held 200 ms. */
+	EXPECT_GE(b.runtime.wait[RNL_FAULT].count - a.runtime.wait[RNL_FAULT].count, 3);
+	EXPECT_GE(b.runtime.wait[RNL_FAULT].max, 200 * MS);
+	EXPECT_LE(b.runtime.wait[RNL_FAULT].max, fault);
+	EXPECT_ENDED_WITHIN(b.runtime.wait[RNL_FAULT], touch_began, touch_ended);
+	EXPECT_EQ(a.runtime.wait[RNL_LOCK].count, b.runtime.wait[RNL_LOCK].count);
 }
 
 struct pipe_writer {
@@ -213,12 +267,12 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	struct rnl_record a, b;
 	struct uffd_server s;
 	pthread_t thread;
-	int fds[2], err;
 	struct worker w;
+	int fds[2], err;
 	__u64 lock;
 
 	err = uffd_start(&s, 1, 300 * MS);
-	if (err == -ENOSYS)
+	if (uffd_missing(err))
 		SKIP(return, NO_UFFD);
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
 	ASSERT_EQ(0, pipe(fds));
@@ -330,14 +384,17 @@ TEST_F(recount, queue_time_follows_cpu_sharing)
 }
 
 /*
- * Version 1 and 2 of the struct, asked by the same process, agree on their
- * common prefix and with the attributes; each is exactly its size; a version
- * the kernel does not know is an error.
+ * Versions 1, 2 and 3 of the struct, asked by the same process, agree on
+ * their common prefix and with the attributes; each is exactly its size, as
+ * a client built against that version's header declared it; a version the
+ * kernel does not know is an error that names those it knows.
  */
 TEST_F(recount, versions_give_their_layout)
 {
 	struct recount_task_runtime_v1 v1;
-	struct recount_task_runtime v2;
+	struct recount_task_runtime_v2 v2;
+	struct recount_task_runtime v3;
+	const struct rnl_wait *q, *f, *l;
 	struct rnl_record rest;
 	struct rnl_reply r;
 	struct worker w;
@@ -352,15 +409,35 @@ TEST_F(recount, versions_give_their_layout)
 	ASSERT_EQ(0, rnl_get_runtime(&self->nl, RECOUNT_A_PID, w.tid, RECOUNT_RUNTIME_V2, &r));
 	ASSERT_EQ(sizeof(v2), r.rec.runtime_struct_len);
 	memcpy(&v2, r.rec.runtime_struct, sizeof(v2));
+	ASSERT_EQ(0, rnl_get_runtime(&self->nl, RECOUNT_A_PID, w.tid, RECOUNT_RUNTIME_V3, &r));
+	ASSERT_EQ(sizeof(v3), r.rec.runtime_struct_len);
+	memcpy(&v3, r.rec.runtime_struct, sizeof(v3));
 	worker_stop(&w);
 
 	EXPECT_EQ(0, memcmp(&v1, &v2, sizeof(v1)));
+	EXPECT_EQ(0, memcmp(&v2, &v3, sizeof(v2)));
 	EXPECT_EQ(rest.runtime.cpu, v2.cpu_time);
 	EXPECT_EQ(rest.runtime.queue, v2.queue_time);
 	EXPECT_EQ(rest.runtime.fault, v2.page_fault_time);
 	EXPECT_EQ(rest.runtime.lock, v2.lock_contention_time);
 	EXPECT_EQ(rnl_cpu_time(&rest.usage), v2.cpu_time);
 	EXPECT_GE(v2.cpu_time, 40 * MS);
+	q = &rest.runtime.wait[RNL_QUEUE];
+	f = &rest.runtime.wait[RNL_FAULT];
+	l = &rest.runtime.wait[RNL_LOCK];
+	EXPECT_EQ(q->count, v3.queue_count);
+	EXPECT_EQ(q->max, v3.queue_max);
+	EXPECT_EQ(q->max_time, v3.queue_max_time);
+	EXPECT_EQ(f->count, v3.page_fault_count);
+	EXPECT_EQ(f->max, v3.page_fault_max);
+	EXPECT_EQ(f->max_time, v3.page_fault_max_time);
+	EXPECT_EQ(l->count, v3.lock_contention_count);
+	EXPECT_EQ(l->max, v3.lock_contention_max);
+	EXPECT_EQ(l->max_time, v3.lock_contention_max_time);
+	/* The worker woke up to run: a wait for a CPU, no longer than all. */
+	EXPECT_GE(v3.queue_count, 1);
+	EXPECT_LE(v3.queue_max, v3.queue_time);
+	EXPECT_EQ(!v3.queue_max, !v3.queue_max_time);
 
 	/* Without a version, no struct; the attributes are always there. */
 	EXPECT_EQ(0, rest.runtime_struct_len);
@@ -373,6 +450,7 @@ TEST_F(recount, versions_give_their_layout)
 	rnl_get_runtime(&self->nl, RECOUNT_A_PID, getpid(), RECOUNT_RUNTIME_VERSION + 1, &r);
 	EXPECT_EQ(-EINVAL, r.error);
 	EXPECT_NE(NULL, strstr(r.extack, "unknown runtime version"));
+	EXPECT_NE(NULL, strstr(r.extack, "versions 1 to 3")) TH_LOG("%s", r.extack);
 	rnl_get_runtime(&self->nl, RECOUNT_A_PID, getpid(), 0, &r);
 	EXPECT_EQ(-ERANGE, r.error);
 	rnl_get_runtime(&self->nl, RECOUNT_A_CPU, 0, RECOUNT_RUNTIME_V1, &r);
@@ -395,7 +473,7 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
 	int err;
 
 	err = uffd_start(&s, 2, 100 * MS);
-	if (err == -ENOSYS)
+	if (uffd_missing(err))
 		SKIP(return, NO_UFFD);
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
 	fault_server = &s;
@@ -411,6 +489,272 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
 	EXPECT_GE(after.runtime.queue, before.runtime.queue);
 	EXPECT_GE(after.runtime.lock, before.runtime.lock);
 	EXPECT_LE(after.exited_runtime.fault, after.runtime.fault);
+}
+
+/*
+ * The audio mixer of Fuchsia's RFC-0084: a thread must do 2 ms of work in
+ * each 10 ms period, released at absolute times (clock_nanosleep() with
+ * TIMER_ABSTIME), for 50 periods; a period whose work ends past its
+ * deadline, the next release, missed it, and the mixer skips to the next
+ * release ahead. In period 20 its work touches a page whose fault a
+ * userfaultfd handler holds 30 ms; in period 35 it writes to a pipe whose
+ * mutex another thread holds through a fault of its own, held 20 ms. The
+ * mixer sees both deadlines missed. Its record says why, where totals could
+ * not: its longest page fault took at least the 30 ms held, and ended in
+ * period 20; its longest lock wait ended in period 35, and took all of its
+ * write() but what it took the mixer to write once the holder's fault was
+ * held (at most 10 ms, stated below); and it counted its faults, lock waits
+ * and waits for a CPU (one per wakeup at least).
+ */
+#define PERIODS		50
+#define PERIOD		(10 * MS)
+#define WORK		(2 * MS)
+#define FAULT_PERIOD	20
+#define FAULT_HELD	(30 * MS)
+#define LOCK_PERIOD	35
+#define LOCK_HELD	(20 * MS)
+/* How long the mixer may take to write once the holder's fault is held. */
+#define LOCK_NOTICE	(10 * MS)
+
+struct mixer_period {
+	unsigned long long began, ended;	/* the work, by CLOCK_BOOTTIME */
+	bool missed;
+};
+
+static struct timespec ns_to_ts(unsigned long long ns)
+{
+	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
+}
+
+TEST_F(recount, deadline_misses_are_explained)
+{
+	unsigned long long release, write_began = 0, write_ended = 0;
+	struct mixer_period p[PERIODS] = {};
+	struct uffd_server fs, ls;
+	struct pipe_writer holder;
+	const struct rnl_wait *f, *l, *q;
+	int fds[2], i, err, sleeps = 0, missed = 0;
+	struct rnl_record a, b;
+	bool holding = false;
+	pthread_t thread;
+
+	err = uffd_start(&fs, 1, FAULT_HELD);
+	if (uffd_missing(err))
+		SKIP(return, NO_UFFD);
+	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
+	err = uffd_start(&ls, 1, LOCK_HELD);
+	if (uffd_missing(err))
+		SKIP(return, NO_UFFD);
+	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
+	ASSERT_EQ(0, pipe(fds));
+	holder = (struct pipe_writer){ .fd = fds[1], .buf = ls.area, .len = ls.size };
+	GET(RECOUNT_A_PID, sys_gettid(), &a);
+
+	release = now_ns() + PERIOD;
+	for (i = 0; i < PERIODS; i++) {
+		struct timespec ts = ns_to_ts(release);
+
+		sleeps += now_ns() < release;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		p[i].began = boot_ns();
+		if (i == FAULT_PERIOD)
+			fs.area[0] = 1;
+		if (i == LOCK_PERIOD) {
+			ASSERT_EQ(0, pthread_create(&thread, NULL, pipe_write_main, &holder));
+			holding = true;
+			while (!__atomic_load_n(&ls.seen, __ATOMIC_ACQUIRE))
+				sleep_ns(MS / 10);
+			write_began = boot_ns();
+			ASSERT_EQ(1, write(fds[1], "m", 1));
+			write_ended = boot_ns();
+		}
+		spin_user(WORK);
+		p[i].ended = boot_ns();
+		p[i].missed = now_ns() > release + PERIOD;
+		missed += p[i].missed;
+		release += PERIOD;
+		while (release <= now_ns())
+			release += PERIOD;
+	}
+	GET(RECOUNT_A_PID, sys_gettid(), &b);
+	if (holding)
+		pthread_join(thread, NULL);
+	uffd_stop(&fs);
+	uffd_stop(&ls);
+	close(fds[0]);
+	close(fds[1]);
+
+	f = &b.runtime.wait[RNL_FAULT];
+	l = &b.runtime.wait[RNL_LOCK];
+	q = &b.runtime.wait[RNL_QUEUE];
+	TH_LOG("%d deadlines missed of %d; period %d took %llu ms, period %d %llu ms",
+	       missed, PERIODS, FAULT_PERIOD,
+	       (p[FAULT_PERIOD].ended - p[FAULT_PERIOD].began) / MS, LOCK_PERIOD,
+	       (p[LOCK_PERIOD].ended - p[LOCK_PERIOD].began) / MS);
+	TH_LOG("longest fault %llu us of %llu, lock wait %llu us of %llu (write() %llu us)",
+	       f->max / 1000, f->count - a.runtime.wait[RNL_FAULT].count, l->max / 1000,
+	       l->count - a.runtime.wait[RNL_LOCK].count, (write_ended - write_began) / 1000);
+	TH_LOG("longest wait for a CPU %llu us of %llu, after %d sleeps", q->max / 1000,
+	       q->count - a.runtime.wait[RNL_QUEUE].count, sleeps);
+	/* The mixer itself saw the two deadlines missed. */
+	EXPECT_TRUE(p[FAULT_PERIOD].missed);
+	EXPECT_TRUE(p[LOCK_PERIOD].missed);
+	EXPECT_EQ(1, fs.seen);
+
+	/* The fault: at least what the handler held it, inside period 20. */
+	EXPECT_GE(f->max, FAULT_HELD);
+	EXPECT_LE(f->max, wall_bound(p[FAULT_PERIOD].ended - p[FAULT_PERIOD].began));
+	EXPECT_ENDED_WITHIN(*f, p[FAULT_PERIOD].began, p[FAULT_PERIOD].ended);
+	EXPECT_GE(f->count - a.runtime.wait[RNL_FAULT].count, 1);
+
+	/* The lock wait: the write() but its start, inside period 35. */
+	EXPECT_GE(l->max, LOCK_HELD - LOCK_NOTICE);
+	EXPECT_GE(l->max + LOCK_NOTICE, write_ended - write_began);
+	EXPECT_LE(l->max, wall_bound(write_ended - write_began));
+	EXPECT_ENDED_WITHIN(*l, write_began, write_ended);
+	EXPECT_GE(l->count - a.runtime.wait[RNL_LOCK].count, 1);
+
+	/* Each wakeup waited for a CPU, if only for a moment. */
+	EXPECT_GE(q->count - a.runtime.wait[RNL_QUEUE].count, sleeps);
+	EXPECT_LE(q->max, b.runtime.queue);
+}
+
+/*
+ * A wait that straddles recount being switched off and on is not counted:
+ * neither its time, nor as a wait, nor as the longest, which it would be.
+ */
+TEST_F(recount, wait_across_off_is_not_counted)
+{
+	struct rnl_record a, b;
+	struct uffd_server s;
+	struct worker w;
+	int err;
+
+	if (recount_sysctl_get() < 0)
+		SKIP(return, "no sysctl kernel.recount (CONFIG_RECOUNT=n)");
+	err = uffd_start(&s, 1, 300 * MS);
+	if (uffd_missing(err))
+		SKIP(return, NO_UFFD);
+	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
+	fault_server = &s;
+	ASSERT_EQ(0, worker_start(&w, work_touch, 0, -1));
+	AT_REST(w.tid, &a);
+	ASSERT_EQ(1, write(w.go[1], "r", 1));
+	while (!__atomic_load_n(&s.seen, __ATOMIC_ACQUIRE))
+		sleep_ns(MS);
+	ASSERT_EQ(0, recount_sysctl_set(0));
+	ASSERT_EQ(0, recount_sysctl_set(1));
+	ASSERT_EQ(1, read(w.done[0], &(char){ 0 }, 1));
+	AT_REST(w.tid, &b);
+	worker_stop(&w);
+	uffd_stop(&s);
+
+	TH_LOG("fault held 300 ms in %llu ms: page fault time +%llu ms, longest %llu ms",
+	       touch_ns / MS, (b.runtime.fault - a.runtime.fault) / MS,
+	       b.runtime.wait[RNL_FAULT].max / MS);
+	EXPECT_GE(touch_ns, 300 * MS);
+	EXPECT_LT(b.runtime.fault - a.runtime.fault, 10 * MS);
+	EXPECT_LT(b.runtime.wait[RNL_FAULT].max, 300 * MS);
+}
+
+/* The CPU time of the calling process's reaped children, by getrusage(). */
+static unsigned long long children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/*
+ * A process's record carries its parent's tgid, and what its reaped children
+ * did, theirs included, as getrusage(RUSAGE_CHILDREN) does: a child that
+ * spins 100 ms and reaps a grandchild that spins 100 ms adds both, with
+ * their waits, to its parent's children once its parent reaps it: not while
+ * it runs, nor while it is a zombie. Its exit record carries its own
+ * children: the grandchild. The children are not a part of the usage.
+ */
+TEST_F(recount, children_are_added_when_reaped)
+{
+	struct rnl_record before, alive, zombie, after, child, rec, exit_rec = {};
+	unsigned long long ru0, ru1, got;
+	int ready[2], go[2], status;
+	struct rnl listener;
+	struct rnl_reply r;
+	siginfo_t info;
+	pid_t pid;
+
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	GET(RECOUNT_A_TGID, getpid(), &before);
+	ru0 = children_cpu_ns();
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pid_t grandchild = fork();
+
+		if (!grandchild) {
+			spin_user(100 * MS);
+			_exit(0);
+		}
+		spin_user(100 * MS);
+		if (grandchild < 0 || waitpid(grandchild, &status, 0) != grandchild ||
+		    write(ready[1], "r", 1) != 1 || read(go[0], &status, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &status, 1));
+	GET(RECOUNT_A_TGID, pid, &child);
+	GET(RECOUNT_A_TGID, getpid(), &alive);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, waitid(P_PID, pid, &info, WEXITED | WNOWAIT));
+	GET(RECOUNT_A_TGID, getpid(), &zombie);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	GET(RECOUNT_A_TGID, getpid(), &after);
+	ru1 = children_cpu_ns();
+	while (rnl_next_exit(&listener, &rec, 500) == 1)
+		if (rec.tgid == (__u32)pid && !rec.has_pid)
+			exit_rec = rec;
+	rnl_close(&listener);
+
+	/* The parents: ours, and the child's. */
+	EXPECT_TRUE(before.has_parent_tgid);
+	EXPECT_EQ(getppid(), before.parent_tgid);
+	EXPECT_EQ(getpid(), child.parent_tgid);
+	EXPECT_EQ(getpid(), exit_rec.parent_tgid);
+
+	/* Nothing of the child before it is reaped. */
+	ASSERT_TRUE(before.has_children);
+	EXPECT_EQ(rnl_cpu_time(&before.children), rnl_cpu_time(&alive.children));
+	EXPECT_EQ(rnl_cpu_time(&before.children), rnl_cpu_time(&zombie.children));
+	EXPECT_EQ(before.children_runtime.wait[RNL_QUEUE].count,
+		  zombie.children_runtime.wait[RNL_QUEUE].count);
+
+	/* The child's record had its reaped grandchild: 100 ms of spin. */
+	EXPECT_TRUE(child.has_children);
+	EXPECT_GE(rnl_cpu_time(&child.children), 50 * MS);
+	EXPECT_GE(child.children_runtime.wait[RNL_QUEUE].count, 1);
+	EXPECT_TRUE(exit_rec.has_children);
+	EXPECT_EQ(rnl_cpu_time(&child.children), rnl_cpu_time(&exit_rec.children));
+
+	/* Once reaped, both, as getrusage() counts them, within 2% and 2 ms. */
+	got = rnl_cpu_time(&after.children) - rnl_cpu_time(&before.children);
+	TH_LOG("children: %llu us by recount, %llu us by getrusage()", got / 1000,
+	       (ru1 - ru0) / 1000);
+	EXPECT_GE(got, rnl_cpu_time(&child.children));
+	EXPECT_GE(got + (ru1 - ru0) / 50 + 2 * MS, ru1 - ru0);
+	EXPECT_LE(got, ru1 - ru0 + (ru1 - ru0) / 50 + 2 * MS);
+	EXPECT_GE(after.children_runtime.wait[RNL_QUEUE].count -
+		  before.children_runtime.wait[RNL_QUEUE].count, 2);
+	EXPECT_EQ(after.children_runtime.cpu - before.children_runtime.cpu, got);
+
+	/* And not a part of our usage: we slept meanwhile. */
+	EXPECT_LT(rnl_cpu_time(&after.usage) - rnl_cpu_time(&before.usage), got / 2);
 }
 
 TEST_HARNESS_MAIN

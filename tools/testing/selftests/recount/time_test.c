@@ -270,14 +270,6 @@ TEST_F(recount, process_includes_exited_threads)
 	EXPECT_GT(prev.exited.kernel, 0);
 }
 
-static unsigned long long boottime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static void work_nothing(struct worker *w)
 {
 }
@@ -292,9 +284,9 @@ TEST_F(recount, start_time)
 	struct rnl_reply r, main_thread;
 	struct worker w;
 
-	t0 = boottime_ns();
+	t0 = boot_ns();
 	ASSERT_EQ(0, worker_start(&w, work_nothing, 0, -1));
-	t1 = boottime_ns();
+	t1 = boot_ns();
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, w.tid, &r));
 	ASSERT_TRUE(r.rec.has_start_time);
 	EXPECT_GE(r.rec.start_time, t0);
