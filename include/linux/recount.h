@@ -312,6 +312,7 @@ void recount_task_init(struct task_struct *p);
 void recount_signal_init(struct signal_struct *sig);
 void recount_thread_exit(struct task_struct *t);
 void recount_reap(struct signal_struct *parent, struct signal_struct *child);
+void recount_exec_private(struct signal_struct *sig);
 
 #else /* !CONFIG_RECOUNT */
 
@@ -333,6 +334,7 @@ static inline void recount_signal_init(struct signal_struct *sig) { }
 static inline void recount_thread_exit(struct task_struct *t) { }
 static inline void recount_reap(struct signal_struct *parent,
 				struct signal_struct *child) { }
+static inline void recount_exec_private(struct signal_struct *sig) { }
 static inline void recount_sched_tick(void) { }
 
 #endif /* CONFIG_RECOUNT */

@@ -130,6 +130,8 @@ struct recount_thread {
  * @children: what the process's reaped children, and theirs, consumed, all
  *	kinds of CPUs together; under signal_struct::stats_lock, as cutime
  * @children_runtime: what they waited for; under the same
+ * @pmu_private: the process ran a non-dumpable image: its cycles and
+ *	instructions, and its children's, are kept from its parent's children
  *
  * A process has no track of its own: its usage is the sum of its live
  * threads' and of @exited (recount_process_read()). Its size does not
@@ -143,6 +145,7 @@ struct recount_process {
 	struct recount_runtime exited_runtime;
 	struct recount_usage children;
 	struct recount_runtime children_runtime;
+	bool pmu_private;
 };
 
 #endif /* CONFIG_RECOUNT */

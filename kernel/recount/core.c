@@ -306,8 +306,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		WRITE_ONCE(rt->cpu, smp_processor_id());
 		/*
 		 * A thread that left its process waits apart: recount_wait_add().
-		 * A wait is a value of its own: read whole, with or without the
-		 * section.
+		 * On its last CPU, @next's waits are written in the CPU's
+		 * section only: recount_thread_read() reads them inside it.
 		 */
 		if (queued != RECOUNT_NO_WAIT && !rt->released)
 			recount_wait_stats_add(&rt->runtime.wait[RECOUNT_WAIT_QUEUE], queued, 0);
@@ -688,13 +688,19 @@ void recount_thread_exit(struct task_struct *t)
  * Adds what @child's threads consumed and waited for, and what its own
  * reaped children did, to @parent's children, as wait_task_zombie() adds
  * their times to cutime and cstime. Called whether recount is on or not.
- * What @child's last thread consumes from now to its last context switch
- * (microseconds) stays in @child's exited usage, as it does for cutime.
+ * What @child's last thread runs and waits for from now to its last context
+ * switch (its exit's end, and a wait for the CPU if its parent's wakeup
+ * preempted it) stays in @child's exited usage, as it does for cutime.
+ *
+ * The cycles and instructions of a child that ran a non-dumpable image
+ * (recount_exec_private()) are left out, and the children flagged inexact
+ * in them: perf stops counting such a task for its parent's events, and its
+ * parent may not read it.
  */
 void recount_reap(struct signal_struct *parent, struct signal_struct *child)
 {
 	struct recount_process *p = &parent->recount, *c = &child->recount;
-	struct recount_usage exited[RECOUNT_NR_KINDS];
+	struct recount_usage kind[RECOUNT_NR_KINDS], exited = {}, children = c->children;
 	struct recount_runtime exited_runtime;
 	unsigned int seq;
 	int k;
@@ -702,15 +708,34 @@ void recount_reap(struct signal_struct *parent, struct signal_struct *child)
 	do {
 		seq = read_seqcount_begin(&c->exited_seq);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
-			recount_usage_copy(&exited[k], &c->exited[k]);
+			recount_usage_copy(&kind[k], &c->exited[k]);
 		recount_runtime_copy(&exited_runtime, &c->exited_runtime);
 	} while (read_seqcount_retry(&c->exited_seq, seq));
 
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
-		recount_usage_sum(&p->children, &exited[k]);
-	recount_usage_sum(&p->children, &c->children);
+		recount_usage_sum(&exited, &kind[k]);
+	if (READ_ONCE(c->pmu_private)) {
+		recount_usage_drop_counts(&exited);
+		recount_usage_drop_counts(&children);
+	}
+	recount_usage_sum(&p->children, &exited);
+	recount_usage_sum(&p->children, &children);
 	recount_runtime_sum(&p->children_runtime, &exited_runtime);
 	recount_runtime_sum(&p->children_runtime, &c->children_runtime);
+}
+
+/**
+ * recount_exec_private() - a process execs a non-dumpable image
+ * @sig: the process, its only thread in begin_new_exec()
+ *
+ * Called where begin_new_exec() stops perf counting the task for events it
+ * inherited (set-user-ID, set-group-ID or file capabilities): from now on,
+ * the cycles and instructions of the process and of the children it reaps
+ * are kept from its parent's children (recount_reap()). Sticky.
+ */
+void recount_exec_private(struct signal_struct *sig)
+{
+	WRITE_ONCE(sig->recount.pmu_private, true);
 }
 
 /**
@@ -718,6 +743,9 @@ void recount_reap(struct signal_struct *parent, struct signal_struct *child)
  * @sig: the process
  * @usage: receives what they, and their reaped children, consumed
  * @runtime: receives what they waited for
+ *
+ * Context: any, but not holding @sig's stats_lock: a reader of it retries
+ * while a parent reaps.
  */
 void recount_children_read(struct signal_struct *sig, struct recount_usage *usage,
 			   struct recount_runtime *runtime)
@@ -855,11 +883,16 @@ void recount_thread_read(struct task_struct *t,
 		seq = read_seqcount_begin(&rt->seq);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			recount_usage_copy(&usage[k], &rt->kind[k]);
-		recount_runtime_copy(runtime, &rt->runtime);
 		cpu = READ_ONCE(rt->cpu);
 		rc = per_cpu_ptr(&recount_cpus, cpu);
 		do {
 			cseq = read_seqcount_begin(&rc->seq);
+			/*
+			 * Switched in again on the CPU it last ran on, a thread
+			 * is written in the CPU's section only, its queue wait
+			 * with it: recount_account().
+			 */
+			recount_runtime_copy(runtime, &rt->runtime);
 			running = READ_ONCE(rc->curr) == t && !READ_ONCE(rt->released) &&
 				  recount_cpu_progress(rc, cpu, &d, &idle) == RECOUNT_CPU_RUNNING;
 		} while (read_seqcount_retry(&rc->seq, cseq));

@@ -402,6 +402,24 @@ static inline void recount_usage_sum(struct recount_usage *dst,
 }
 
 /**
+ * recount_usage_drop_counts() - leave a usage's PMU counts out
+ * @u: the usage, not a track
+ *
+ * Its cycles and instructions go, flagged inexact: what they were must not
+ * be read by whoever reads @u.
+ */
+static inline void recount_usage_drop_counts(struct recount_usage *u)
+{
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		u->level[l].cycles = 0;
+		u->level[l].instructions = 0;
+	}
+	u->inexact |= RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS;
+}
+
+/**
  * recount_runtime_copy() - copy a runtime, inside a read section
  * @dst: where to copy to
  * @src: the runtime of a track being read
@@ -430,7 +448,8 @@ static __always_inline void recount_runtime_copy(struct recount_runtime *dst,
  *	clock should it be the longest
  *
  * A wait costs two adds and a compare: the clock is read only for a new
- * longest wait, which a thread meets about log(waits) times.
+ * longest wait, which waits of independent lengths make about ln(n) times
+ * in n (waits that grow steadily make it every time).
  *
  * Return: when the wait ended, if that was read or given, else 0.
  */
@@ -450,7 +469,8 @@ static __always_inline u64 recount_wait_stats_add(struct recount_wait_stats *s, 
 
 /**
  * recount_runtime_sum() - add one runtime to another
- * @dst: the sum, not a track (plain stores)
+ * @dst: the sum: a reader's, or a process's exited runtime in the write
+ *	section of its exited_seq (plain stores, as recount_usage_sum())
  * @src: what to add
  *
  * Times and counts add up; the longest wait is the longer of the two, the

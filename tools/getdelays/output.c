@@ -149,19 +149,21 @@ static const char *fmt_share(char *buf, size_t size, const struct rc_record *r,
 
 /*
  * When a longest wait ended: seconds after the thread or process started,
- * "+1.250000000 s", or since boot without a start time; "-" with no wait.
+ * "+1.250000000 s", or since boot without a start time, "boot+12.5 s";
+ * "-" with no wait.
  */
 static const char *fmt_when(char *buf, size_t size, const struct rc_record *r, uint64_t at)
 {
-	struct rc_value v = { at != 0, at };
+	bool since_start = r->start_time.has && at >= r->start_time.v;
+	struct rc_value v = { at != 0, since_start ? at - r->start_time.v : at };
+	const char *prefix = since_start ? "+" : "boot+";
+	size_t n = strlen(prefix);
 
-	if (at && r->start_time.has && at >= r->start_time.v) {
-		v.v = at - r->start_time.v;
-		buf[0] = '+';
-		fmt_seconds(buf + 1, size - 1, &v);
-		return buf;
-	}
-	return fmt_seconds(buf, size, &v);
+	if (!at || size <= n)
+		return fmt_seconds(buf, size, &v);
+	memcpy(buf, prefix, n);
+	fmt_seconds(buf + n, size - n, &v);
+	return buf;
 }
 
 static const char *inexact_note(uint32_t inexact, uint32_t bit)
@@ -346,6 +348,8 @@ static void text_title(FILE *f, const struct rc_record *r)
 	switch (r->type) {
 	case RC_THREAD:
 		fprintf(f, "thread %u (%s) of process %u", r->pid, r->comm, r->tgid);
+		if (r->has_parent_tgid)
+			fprintf(f, ", parent %u", r->parent_tgid);
 		break;
 	case RC_PROCESS:
 		fprintf(f, "process %u (%s), all threads", r->tgid, r->comm);
@@ -974,6 +978,64 @@ static bool get_locks(const struct rc_record *r, const struct out_opts *o, uint6
 	return r->runtime.has;
 }
 
+/* The longest wait and the count of waits: absent from a kernel without them. */
+static bool get_wait_max(const struct rc_record *r, enum rc_wait w, uint64_t *u)
+{
+	*u = r->runtime.wait[w].max_ns;
+	return r->runtime.has && r->runtime.has_waits;
+}
+
+static bool get_wait_count(const struct rc_record *r, enum rc_wait w, uint64_t *u)
+{
+	*u = r->runtime.wait[w].count;
+	return r->runtime.has && r->runtime.has_waits;
+}
+
+static bool get_queue_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			  double *d)
+{
+	return get_wait_max(r, RC_WAIT_QUEUE, u);
+}
+
+static bool get_fault_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			  double *d)
+{
+	return get_wait_max(r, RC_WAIT_FAULT, u);
+}
+
+static bool get_lock_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			 double *d)
+{
+	return get_wait_max(r, RC_WAIT_LOCK, u);
+}
+
+static bool get_queue_count(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return get_wait_count(r, RC_WAIT_QUEUE, u);
+}
+
+static bool get_fault_count(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return get_wait_count(r, RC_WAIT_FAULT, u);
+}
+
+static bool get_lock_count(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			   double *d)
+{
+	return get_wait_count(r, RC_WAIT_LOCK, u);
+}
+
+/* The CPU time of a process's reaped children. */
+static bool get_children(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			 double *d)
+{
+	struct rc_value v = rc_sum(&r->children.user_ns, &r->children.kernel_ns);
+
+	return r->has_children && get_value(&v, u);
+}
+
 static bool get_fault_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
 			    double *d)
 {
@@ -1042,14 +1104,21 @@ static const struct column task_columns[] = {
 	COL("kernel", "KERNEL", 11, COL_NS, get_kernel, T_TASKS),
 	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_TASKS),
 	COL("queue", "QUEUE", 11, COL_NS, get_queue, T_TASKS),
+	COL("queue-max", "QUEUE-MAX", 11, COL_NS, get_queue_max, T_TASKS),
 	COL("faults", "FAULTS", 11, COL_NS, get_faults, T_TASKS),
+	COL("fault-max", "FAULT-MAX", 11, COL_NS, get_fault_max, T_TASKS),
 	COL("fault%", "FAULT%", 6, COL_RATIO, get_fault_share, T_TASKS),
 	COL("locks", "LOCKS", 11, COL_NS, get_locks, T_TASKS),
+	COL("lock-max", "LOCK-MAX", 11, COL_NS, get_lock_max, T_TASKS),
 	COL("lock%", "LOCK%", 6, COL_RATIO, get_lock_share, T_TASKS),
 	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_TASKS),
 	COL("power", "POWER", 8, COL_WATTS, get_power, T_TASKS),
+	COL("children", "CHILDREN", 11, COL_NS, get_children, T_PROCESSES),
 	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_TASKS),
 	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_TASKS),
+	COL("queue-count", NULL, 0, COL_COUNT, get_queue_count, T_TASKS),
+	COL("fault-count", NULL, 0, COL_COUNT, get_fault_count, T_TASKS),
+	COL("lock-count", NULL, 0, COL_COUNT, get_lock_count, T_TASKS),
 	{}
 };
 

@@ -273,9 +273,10 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 	    decode_runtime(tb[RECOUNT_A_EXITED_RUNTIME], &rec->exited_runtime))
 		return -EPROTO;
 	if (tb[RECOUNT_A_RUNTIME_STRUCT]) {
+		/* A later version begins with ours: keep what we know of it. */
 		rec->runtime_struct_len = nla_len(tb[RECOUNT_A_RUNTIME_STRUCT]);
 		if (rec->runtime_struct_len > (int)sizeof(rec->runtime_struct))
-			return -EPROTO;
+			rec->runtime_struct_len = sizeof(rec->runtime_struct);
 		memcpy(rec->runtime_struct, nla_data(tb[RECOUNT_A_RUNTIME_STRUCT]),
 		       rec->runtime_struct_len);
 	}
@@ -288,20 +289,28 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 	}
 	/*
 	 * A lean record gives its runtime only as the struct asked for, when
-	 * that struct carries every value (version 3 and later).
+	 * that struct carries every value the kernel has: version 2 from a
+	 * kernel that knows no later one, version 3 from one that does. The
+	 * struct is taken for what its length says it holds.
 	 */
 	if (!rec->runtime.has &&
+	    rec->runtime_struct_len >= (int)sizeof(struct recount_task_runtime_v2)) {
+		struct recount_task_runtime rt = {};
+
+		memcpy(&rt, rec->runtime_struct, sizeof(struct recount_task_runtime_v2));
+		rec->runtime.has = true;
+		rec->runtime.cpu_ns = rt.cpu_time;
+		rec->runtime.queue_ns = rt.queue_time;
+		rec->runtime.fault_ns = rt.page_fault_time;
+		rec->runtime.lock_ns = rt.lock_contention_time;
+	}
+	if (!rec->runtime.has_waits && rec->runtime.has &&
 	    rec->runtime_struct_len >= (int)sizeof(struct recount_task_runtime)) {
 		struct recount_task_runtime rt;
 		struct rc_wait_stats *w = rec->runtime.wait;
 
 		memcpy(&rt, rec->runtime_struct, sizeof(rt));
-		rec->runtime.has = true;
 		rec->runtime.has_waits = true;
-		rec->runtime.cpu_ns = rt.cpu_time;
-		rec->runtime.queue_ns = rt.queue_time;
-		rec->runtime.fault_ns = rt.page_fault_time;
-		rec->runtime.lock_ns = rt.lock_contention_time;
 		w[RC_WAIT_QUEUE] = (struct rc_wait_stats){ rt.queue_count, rt.queue_max,
 							  rt.queue_max_time };
 		w[RC_WAIT_FAULT] = (struct rc_wait_stats){ rt.page_fault_count, rt.page_fault_max,

@@ -419,11 +419,27 @@ static void test_decode_lean(void)
 	      "and its waits, from version 3");
 	nlmsg_free(msg);
 
-	/* Version 2 lacks the waits: a lean record keeps the nest, none here. */
+	/* A kernel that knows no version 3 sends a lean version 2 alone. */
 	msg = new_msg(RECOUNT_CMD_GET);
 	nla_put_u32(msg, RECOUNT_A_PID, 7);
 	nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, sizeof(struct recount_task_runtime_v2), &rt);
-	check(!decode(msg, &rec) && !rec.runtime.has, "a version 2 struct is no runtime");
+	check(!decode(msg, &rec) && rec.runtime.has && !rec.runtime.has_waits &&
+	      rec.runtime.fault_ns == 6 && rec.runtime.lock_ns == 7,
+	      "a lean version 2 struct is the runtime, without the waits");
+	nlmsg_free(msg);
+
+	/* A later version, longer: what this client knows of it is kept. */
+	msg = new_msg(RECOUNT_CMD_GET);
+	nla_put_u32(msg, RECOUNT_A_PID, 7);
+	{
+		unsigned char later[sizeof(rt) + 200] = {};
+
+		memcpy(later, &rt, sizeof(rt));
+		nla_put(msg, RECOUNT_A_RUNTIME_STRUCT, sizeof(later), later);
+	}
+	check(!decode(msg, &rec) && rec.runtime.has_waits &&
+	      rec.runtime.wait[RC_WAIT_LOCK].max_at_ns == 1300,
+	      "a later, longer struct decodes as version 3");
 	nlmsg_free(msg);
 
 	msg = new_msg(RECOUNT_CMD_GET);
@@ -626,12 +642,12 @@ static void test_table(void)
 	out = capture(print_table, recs);
 	line2 = strchr(out, '\n') + 1;
 	want = joined("    PID    TGID COMM                    TIME        USER      KERNEL",
-		      "    CPI       QUEUE      FAULTS FAULT%       LOCKS  LOCK%      ENERGY",
-		      "    POWER\n", NULL);
+		      "    CPI       QUEUE   QUEUE-MAX      FAULTS   FAULT-MAX FAULT%",
+		      "       LOCKS    LOCK-MAX  LOCK%      ENERGY    POWER\n", NULL);
 	check(!strncmp(out, want, line2 - out), "table header:\n%.*s", (int)(line2 - out), out);
 	want = joined("    102     100 large             901.000 ms  900.000 ms",
-		      "    1.000 ms   2.00    2.000 ms  100.000 ms    5.0        0 ns    0.0",
-		      "           -        -\n", NULL);
+		      "    1.000 ms   2.00    2.000 ms           -  100.000 ms           -",
+		      "    5.0        0 ns           -    0.0           -        -\n", NULL);
 	check(!strncmp(line2, want, strchr(line2, '\n') + 1 - line2),
 	      "table row, aligned, with units:\n%s", line2);
 	check(strstr(out, "unknown-cpi") && strstr(out, "     -  "),

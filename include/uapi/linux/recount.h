@@ -114,8 +114,9 @@ struct recount_task_runtime_v2 {
  * @lock_contention_time: Time waiting for contended sleeping locks (mutex,
  *   rw_semaphore, percpu_rw_semaphore, rt_mutex, semaphore), in nanoseconds.
  * @queue_count: How many times it waited for a CPU: became runnable, then ran.
- *   A wakeup that preempts is often timed 0 ns: the scheduler does not update
- *   its clock for the switch that follows.
+ *   The wait after a wakeup that preempts, or reaches an idle CPU, is timed
+ *   short (often 0 ns): the scheduler does not update its clock for the switch
+ *   that follows.
  * @queue_max: The longest of those waits, in nanoseconds.
  * @queue_max_time: When the longest of those waits ended: CLOCK_BOOTTIME, in
  *   nanoseconds; 0 if none took longer than 0 ns.

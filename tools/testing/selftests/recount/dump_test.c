@@ -318,7 +318,7 @@ TEST_F(dump, lean_records_say_the_state_once)
 	full = calloc(2, sizeof(*full));
 	ASSERT_NE(NULL, full);
 	lean = full + 1;
-	self->nl.runtime_version = RECOUNT_RUNTIME_V2;
+	self->nl.runtime_version = RECOUNT_RUNTIME_V3;
 	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_THREADS, getpid(), collect_record, full,
 			      &intr, &not_multi, &r));
 	self->nl.lean = true;
@@ -360,11 +360,15 @@ TEST_F(dump, lean_records_say_the_state_once)
 	EXPECT_EQ(kinds > 1 ? kinds : 0, r.rec.nr_kinds);
 	EXPECT_FALSE(r.rec.runtime.has);
 	EXPECT_EQ(sizeof(struct recount_task_runtime), r.rec.runtime_struct_len);
-	/* Version 1 lacks the fault and lock times: the nest stays. */
+	/* Versions 1 and 2 lack some of the runtime's values: the nest stays. */
 	self->nl.runtime_version = RECOUNT_RUNTIME_V1;
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
 	EXPECT_TRUE(r.rec.runtime.has);
 	EXPECT_EQ(sizeof(struct recount_task_runtime_v1), r.rec.runtime_struct_len);
+	self->nl.runtime_version = RECOUNT_RUNTIME_V2;
+	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
+	EXPECT_TRUE(r.rec.runtime.has);
+	EXPECT_EQ(sizeof(struct recount_task_runtime_v2), r.rec.runtime_struct_len);
 	self->nl.runtime_version = 0;
 	ASSERT_EQ(0, rnl_get(&self->nl, RECOUNT_A_PID, sys_gettid(), &r));
 	EXPECT_TRUE(r.rec.runtime.has);

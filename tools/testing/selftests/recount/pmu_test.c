@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <linux/perf_event.h>
 
@@ -434,6 +435,103 @@ TEST_F(recount, pmu_counts_follow_perf_event_paranoid)
 			    pmu_refused(pmu, false, p, runs[i].root), pmu);
 	}
 	EXPECT_EQ(0, paranoid_set(saved));
+}
+
+/* Copy @from to a new set-user-ID file of ours; its name in @path. */
+static int make_setuid_copy(const char *from, char *path)
+{
+	int in = open(from, O_RDONLY), out = mkstemp(path);
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return -1;
+	close(in);
+	if (n < 0 || fchmod(out, 04755))
+		return -1;
+	return close(out);
+}
+
+#define LOOP "i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done"
+
+/*
+ * A process reaps two children that run the same loop: one as itself, one
+ * from a set-user-ID copy of the shell, which perf stops counting for its
+ * parent at exec (the image makes it non-dumpable). Both children's time
+ * goes to its children; only the first one's cycles and instructions do,
+ * and the second leaves them flagged inexact. Run as nobody, as a user who
+ * may not read the set-user-ID process would.
+ */
+TEST_F(recount, setuid_child_counts_are_kept_from_its_parent)
+{
+	char path[] = "/tmp/recount-suid-XXXXXX";
+	struct rnl_record r[3];
+	int go[2], done[2], i, status;
+	pid_t mid;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_EQ(0, make_setuid_copy("/bin/busybox", path)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	mid = fork();
+	ASSERT_GE(mid, 0);
+	if (!mid) {
+		close(go[1]);
+		close(done[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (become_nobody())
+			_exit(1);
+		for (i = 0; i < 2; i++) {
+			pid_t child;
+
+			if (read(go[0], &status, 1) != 1)
+				_exit(1);
+			child = fork();
+			if (!child) {
+				execl(i ? path : "/bin/busybox", "sh", "-c", LOOP, (char *)NULL);
+				_exit(127);
+			}
+			if (child < 0 || waitpid(child, &status, 0) != child ||
+			    !WIFEXITED(status) || WEXITSTATUS(status) ||
+			    write(done[1], "d", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	for (i = 0; i < 3; i++) {
+		GET(RECOUNT_A_TGID, mid, &r[i]);
+		if (i < 2) {
+			ASSERT_EQ(1, write(go[1], "g", 1));
+			ASSERT_EQ(1, read(done[0], &status, 1));
+		}
+	}
+	close(go[1]);
+	close(done[0]);
+	ASSERT_EQ(mid, waitpid(mid, &status, 0));
+	unlink(path);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	TH_LOG("children: as itself %llu us, %llu user cycles; set-user-ID %llu us, %llu",
+	       (rnl_cpu_time(&r[1].children) - rnl_cpu_time(&r[0].children)) / 1000,
+	       r[1].children.user_cycles - r[0].children.user_cycles,
+	       (rnl_cpu_time(&r[2].children) - rnl_cpu_time(&r[1].children)) / 1000,
+	       r[2].children.user_cycles - r[1].children.user_cycles);
+	ASSERT_TRUE(r[0].has_children);
+	EXPECT_GT(rnl_cpu_time(&r[1].children), rnl_cpu_time(&r[0].children));
+	EXPECT_GT(r[1].children.user_cycles, r[0].children.user_cycles);
+	EXPECT_GT(r[1].children.user_instructions, r[0].children.user_instructions);
+	EXPECT_EQ(0, r[1].children.inexact & RECOUNT_INEXACT_INSTRUCTIONS);
+	EXPECT_GT(rnl_cpu_time(&r[2].children), rnl_cpu_time(&r[1].children));
+	EXPECT_EQ(r[1].children.user_cycles, r[2].children.user_cycles);
+	EXPECT_EQ(r[1].children.user_instructions, r[2].children.user_instructions);
+	EXPECT_EQ(RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS,
+		  r[2].children.inexact & (RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS));
 }
 
 TEST_HARNESS_MAIN
