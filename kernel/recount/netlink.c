@@ -220,7 +220,10 @@ static size_t recount_runtime_size(u32 version)
 /*
  * The runtime nest's attributes of a wait: its time, after the queue's, in
  * the order of enum recount_wait; its count, longest and when, in threes.
+ * A fourth wait would append its own, apart: this layout holds three.
  */
+static_assert(RECOUNT_NR_WAITS == 3);
+static_assert(RECOUNT_A_RUNTIME_LOCK_CONTENTION_MAX_TIME == RECOUNT_A_RUNTIME_MAX);
 static_assert(RECOUNT_A_RUNTIME_QUEUE_TIME + RECOUNT_WAIT_FAULT ==
 	      RECOUNT_A_RUNTIME_PAGE_FAULT_TIME);
 static_assert(RECOUNT_A_RUNTIME_QUEUE_TIME + RECOUNT_WAIT_LOCK ==

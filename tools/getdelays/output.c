@@ -383,8 +383,19 @@ void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 	if (r->exited_runtime.has)
 		text_runtime(f, " exited", r, &r->exited_runtime, o, false);
 	if (r->has_children) {
+		struct rc_value user = rc_sum(&r->usage.user_ns, &r->children.user_ns);
+		struct rc_value kernel = rc_sum(&r->usage.kernel_ns, &r->children.kernel_ns);
+		struct rc_value total = rc_sum(&user, &kernel);
+		char a[32], b[32], c[32];
+
 		fprintf(f, " reaped children, and theirs (not in the above):\n");
 		text_usage(f, &r->children, r->energy_source);
+		/* What time(1) says of a command: itself and its children. */
+		if (r->has_usage)
+			fprintf(f, "  %-13s %16s %16s %16s\n", "with them",
+				fmt_seconds(a, sizeof(a), &user),
+				fmt_seconds(b, sizeof(b), &kernel),
+				fmt_seconds(c, sizeof(c), &total));
 	}
 	if (r->children_runtime.has)
 		text_runtime(f, " children", r, &r->children_runtime, o, false);

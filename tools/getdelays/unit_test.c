@@ -813,6 +813,9 @@ static void test_waits_and_children(void)
 	      "the waits, the longest and when it ended after the start:\n%s", out);
 	check(strstr(out, " reaped children") && strstr(out, "5.000000000 s"),
 	      "the reaped children:\n%s", out);
+	snprintf(want, sizeof(want), "\n  %-13s %16s %16s %16s\n", "with them",
+		 "5.003000000 s", "1.001000000 s", "6.004000000 s");
+	check(strstr(out, want), "the process and its children together, as time(1):\n%s", out);
 	free(out);
 
 	out = capture(print_json, &r);

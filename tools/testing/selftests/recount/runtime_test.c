@@ -707,7 +707,8 @@ TEST_F(recount, deadline_misses_are_explained)
 
 /*
  * A wait that straddles recount being switched off and on is not counted:
- * neither its time, nor as a wait, nor as the longest, which it would be.
+ * not its time, and not as the longest wait, which it would be: the
+ * worker's other faults (its stack's, say) take microseconds.
  */
 TEST_F(recount, wait_across_off_is_not_counted)
 {
@@ -723,11 +724,6 @@ TEST_F(recount, wait_across_off_is_not_counted)
 		SKIP(return, NO_UFFD);
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
 	fault_server = &s;
-	/* The worker's only fault is the held one: its globals are ours. */
-	touch_ns = 0;
-	touch_began = 0;
-	touch_ended = 0;
-	touch_faults = 0;
 	ASSERT_EQ(0, worker_start(&w, work_touch, 0, -1));
 	AT_REST(w.tid, &a);
 	ASSERT_EQ(1, write(w.go[1], "r", 1));
@@ -744,9 +740,7 @@ TEST_F(recount, wait_across_off_is_not_counted)
 	       b.runtime.wait[RNL_FAULT].max / MS);
 	EXPECT_GE(touch_ns, 300 * MS);
 	EXPECT_LT(b.runtime.fault - a.runtime.fault, 10 * MS);
-	EXPECT_LT(b.runtime.wait[RNL_FAULT].max, 300 * MS);
-	EXPECT_EQ(a.runtime.wait[RNL_FAULT].count, b.runtime.wait[RNL_FAULT].count);
-	EXPECT_EQ(a.runtime.wait[RNL_FAULT].max_time, b.runtime.wait[RNL_FAULT].max_time);
+	EXPECT_LT(b.runtime.wait[RNL_FAULT].max, 10 * MS);
 }
 
 /* The CPU time of the calling process's reaped children, by getrusage(). */
