@@ -171,10 +171,10 @@ static bool recount_may_start;
 /*
  * The counters' part of an accounting point, where recount uses the PMU:
  * read them, and add what they counted since the CPU's last accounting
- * point to @prev and the CPU (or drop it, if the CPU idled or starts).
+ * point to @prev and the CPU (or drop it, if the CPU idled or starts: then
+ * there is no @prev).
  */
-static noinline void recount_account_counts(struct recount_cpu *rc,
-					    struct task_struct *prev, bool start)
+static noinline void recount_account_counts(struct recount_cpu *rc, struct task_struct *prev)
 {
 	/*
 	 * Not zeroed at every context switch (CONFIG_INIT_STACK_ALL_ZERO):
@@ -184,10 +184,8 @@ static noinline void recount_account_counts(struct recount_cpu *rc,
 	struct recount_delta d __uninitialized;
 	struct recount_snap snap;
 
-	snap.tried = 0;
-	snap.valid = 0;
 	recount_pmu_read(&snap);
-	if (!start && prev) {
+	if (prev) {
 		recount_counts_delta(&rc->snap, &snap, &d);
 		recount_usage_add_counts(&rc->usage, &d);
 		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
@@ -253,7 +251,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		raw_write_seqcount_begin(&next->recount.seq);
 
 	if (static_branch_unlikely(&recount_pmu_key) && recount_reads_counters(prev_state, state))
-		recount_account_counts(rc, prev, prev_state == RECOUNT_CPU_OFF);
+		recount_account_counts(rc, prev);
 	now = recount_clock();
 	word = __this_cpu_read(recount_user_clock) >> RECOUNT_USER_CLOCK_SHIFT;
 
@@ -873,7 +871,8 @@ void recount_thread_read(struct task_struct *t,
 {
 	const struct recount_thread *rt = &t->recount;
 	const struct recount_cpu *rc;
-	struct recount_delta d;
+	/* Its time is set by recount_cpu_progress() before it is read. */
+	struct recount_delta d __uninitialized;
 	unsigned int seq, cseq, cpu, kind;
 	bool running;
 	u64 idle;

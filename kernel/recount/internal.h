@@ -78,7 +78,8 @@ struct recount_snap {
  * @counts: what the PMU counted at each level
  * @counted: whether @counts were read; if not they are 0, and adding them is
  *	skipped
- * @inexact: RECOUNT_INEXACT_* bits of the counts that are missing
+ * @inexact: RECOUNT_INEXACT_* bits of the counts that are missing; only
+ *	where they were not @counted
  */
 struct recount_delta {
 	u64 time[RECOUNT_NR_LEVELS];
@@ -341,13 +342,16 @@ static inline void recount_usage_add_counts(struct recount_usage *usage,
 	struct recount_metrics *m;
 	int l;
 
-	for (l = 0; delta->counted && l < RECOUNT_NR_LEVELS; l++) {
-		m = &usage->level[l];
-		WRITE_ONCE(m->cycles, m->cycles + delta->counts[l].cycles);
-		WRITE_ONCE(m->instructions, m->instructions + delta->counts[l].instructions);
-	}
-	if (unlikely(delta->inexact & ~usage->inexact))
+	if (likely(delta->counted)) {
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+			m = &usage->level[l];
+			WRITE_ONCE(m->cycles, m->cycles + delta->counts[l].cycles);
+			WRITE_ONCE(m->instructions,
+				   m->instructions + delta->counts[l].instructions);
+		}
+	} else if (unlikely(delta->inexact & ~usage->inexact)) {
 		WRITE_ONCE(usage->inexact, usage->inexact | delta->inexact);
+	}
 }
 
 /**
@@ -556,6 +560,9 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, const struct recount_nl_format *fmt);
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 			    struct pid_namespace *ns, const struct recount_nl_format *fmt);
+int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
+			const struct recount_nl_format *fmt);
+size_t recount_nl_fill_size(u32 scope, const struct recount_nl_format *fmt);
 
 /* listener.c: exit records */
 struct recount_listener;
@@ -588,14 +595,22 @@ enum recount_kind recount_kind_of_capacity(unsigned long capacity,
 /* pmu.c: cycles and instructions */
 DECLARE_STATIC_KEY_FALSE(recount_pmu_key);
 
+/* Which of its counters a CPU has: struct recount_pmu's @ready. */
+enum recount_pmu_ready {
+	RECOUNT_PMU_NONE,
+	RECOUNT_PMU_SOME,
+	RECOUNT_PMU_ALL,
+};
+
 /*
- * The counters of a CPU: cycles and instructions, per level. @ready is set
- * once they are created, and cleared before the first is released: creating
- * and releasing counters sleeps, and the accounting points of the CPU's
- * threads meanwhile must not read some counters but not others.
+ * The counters of a CPU: cycles and instructions, per level. @ready, an
+ * enum recount_pmu_ready, is set once they are created, and cleared before
+ * the first is released: creating and releasing counters sleeps, and the
+ * accounting points of the CPU's threads meanwhile must not read some
+ * counters but not others.
  */
 struct recount_pmu {
-	bool ready;
+	u8 ready;
 	struct perf_event *cycles[RECOUNT_NR_LEVELS];
 	struct perf_event *instructions[RECOUNT_NR_LEVELS];
 };
@@ -617,7 +632,7 @@ DECLARE_PER_CPU(struct recount_pmu, recount_pmus);
 static __always_inline bool recount_pmu_read_one(struct perf_event *event, int cpu,
 						 u64 *value)
 {
-	if (!event || READ_ONCE(event->oncpu) != cpu)
+	if (READ_ONCE(event->oncpu) != cpu)
 		return false;
 	event->pmu->read(event);
 	*value = local64_read(&event->count);
@@ -626,32 +641,39 @@ static __always_inline bool recount_pmu_read_one(struct perf_event *event, int c
 
 /**
  * recount_pmu_read() - read the local CPU's counters into a snapshot
- * @snap: the snapshot; RECOUNT_SNAP_PMU is set in @snap->tried, and in
- *	@snap->valid if every counter was read
+ * @snap: the snapshot; RECOUNT_SNAP_PMU is set in @snap->tried if the CPU
+ *	has counters, and in @snap->valid if every counter was read
  *
  * Called at the accounting points that read counters, interrupts disabled.
+ * A CPU that lacks one of its counters, or one that is not active, gives
+ * no counts: the reads stop at the first that fails.
  */
 static __always_inline void recount_pmu_read(struct recount_snap *snap)
 {
 	struct recount_pmu *pmu = this_cpu_ptr(&recount_pmus);
+	unsigned int ready = READ_ONCE(pmu->ready);
 	int cpu = smp_processor_id();
-	bool ok = true;
-	int l;
 
-	/*
-	 * A CPU without its counters (going offline, coming online) has no
-	 * counts: an interval with such an end adds none and loses none.
-	 */
-	if (!READ_ONCE(pmu->ready))
+	snap->valid = 0;
+	if (unlikely(ready != RECOUNT_PMU_ALL)) {
+		/*
+		 * A CPU without its counters (going offline, coming online)
+		 * has no counts: an interval with such an end adds none and
+		 * loses none.
+		 */
+		snap->tried = ready == RECOUNT_PMU_SOME ? RECOUNT_SNAP_PMU : 0;
 		return;
-	snap->tried |= RECOUNT_SNAP_PMU;
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
-		ok &= recount_pmu_read_one(pmu->cycles[l], cpu, &snap->counts[l].cycles);
-		ok &= recount_pmu_read_one(pmu->instructions[l], cpu,
-					   &snap->counts[l].instructions);
 	}
-	if (ok)
-		snap->valid |= RECOUNT_SNAP_PMU;
+	snap->tried = RECOUNT_SNAP_PMU;
+	if (recount_pmu_read_one(pmu->cycles[RECOUNT_LEVEL_USER], cpu,
+				 &snap->counts[RECOUNT_LEVEL_USER].cycles) &&
+	    recount_pmu_read_one(pmu->instructions[RECOUNT_LEVEL_USER], cpu,
+				 &snap->counts[RECOUNT_LEVEL_USER].instructions) &&
+	    recount_pmu_read_one(pmu->cycles[RECOUNT_LEVEL_KERNEL], cpu,
+				 &snap->counts[RECOUNT_LEVEL_KERNEL].cycles) &&
+	    recount_pmu_read_one(pmu->instructions[RECOUNT_LEVEL_KERNEL], cpu,
+				 &snap->counts[RECOUNT_LEVEL_KERNEL].instructions))
+		snap->valid = RECOUNT_SNAP_PMU;
 }
 
 int recount_pmu_start(void);

@@ -87,7 +87,7 @@ static bool recount_pmu_install(unsigned int cpu)
 	}
 	/* @cpu's accounting points see the pointers first. */
 	barrier();
-	WRITE_ONCE(pmu->ready, any);
+	WRITE_ONCE(pmu->ready, all ? RECOUNT_PMU_ALL : any ? RECOUNT_PMU_SOME : RECOUNT_PMU_NONE);
 	return all;
 }
 
@@ -110,7 +110,7 @@ static void recount_pmu_uninstall(unsigned int cpu)
 	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
 	int l;
 
-	WRITE_ONCE(pmu->ready, false);
+	WRITE_ONCE(pmu->ready, RECOUNT_PMU_NONE);
 	barrier();
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		recount_pmu_release(&pmu->cycles[l]);

@@ -14,7 +14,10 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
 
 #include "internal.h"
 
@@ -249,16 +252,18 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	struct recount_delta d1 = { .time = { 7, 0 }, .counted = true };
 	struct recount_delta d2 = { .time = { 11, 0 }, .counted = true };
 	struct recount_delta d3 = { .time = { 0, 7 }, .counted = true };
+	/* Counts that could not be read: none, and marked (recount_counts_delta()). */
+	struct recount_delta lost = { .inexact = RECOUNT_INEXACT_CYCLES };
 	struct recount_usage a = {}, b = {}, copy;
 
 	d1.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 70, 35 };
 	d1.counts[RECOUNT_LEVEL_KERNEL] = (struct recount_counts){ 3, 1 };
 	d2.counts[RECOUNT_LEVEL_USER] = (struct recount_counts){ 110, 55 };
-	d2.inexact = RECOUNT_INEXACT_CYCLES;
 
 	d3.counts[RECOUNT_LEVEL_USER] = d1.counts[RECOUNT_LEVEL_USER];
 	d3.counts[RECOUNT_LEVEL_KERNEL] = d1.counts[RECOUNT_LEVEL_KERNEL];
 	recount_usage_add(&a, &d1, 3);
+	recount_usage_add(&a, &lost, 0);
 	recount_usage_add(&a, &d2, 4);
 	recount_usage_add(&a, &d3, 5);
 	KUNIT_EXPECT_EQ(test, a.level[RECOUNT_LEVEL_USER].time, 18);
@@ -272,16 +277,15 @@ static void recount_test_usage_add_sum(struct kunit *test)
 	/* Inexact is sticky. */
 	KUNIT_EXPECT_EQ(test, a.inexact, RECOUNT_INEXACT_CYCLES);
 
-	d2.inexact = RECOUNT_INEXACT_ENERGY;
-	d2.time[RECOUNT_LEVEL_KERNEL] = 11;
-	d2.time[RECOUNT_LEVEL_USER] = 0;
-	recount_usage_add(&b, &d2, 1);
+	lost.inexact = RECOUNT_INEXACT_INSTRUCTIONS;
+	lost.time[RECOUNT_LEVEL_KERNEL] = 11;
+	recount_usage_add(&b, &lost, 1);
 	recount_usage_sum(&b, &a);
 	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_USER].time, 18);
 	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_KERNEL].time, 18);
-	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_USER].cycles, 360);
+	KUNIT_EXPECT_EQ(test, b.level[RECOUNT_LEVEL_USER].cycles, 250);
 	KUNIT_EXPECT_EQ(test, b.energy, 13);
-	KUNIT_EXPECT_EQ(test, b.inexact, RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_ENERGY);
+	KUNIT_EXPECT_EQ(test, b.inexact, RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS);
 
 	/* A delta without counts adds its time and nothing else. */
 	d1.counted = false;
@@ -733,6 +737,77 @@ static int recount_test_injector(void *data)
 	return 0;
 }
 
+/* Fill the record of the calling thread, its process or its CPU. */
+static int recount_test_fill(struct sk_buff *msg, u32 scope, const struct recount_nl_format *fmt)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	int err;
+
+	rcu_read_lock();
+	if (scope == RECOUNT_SCOPE_THREADS)
+		err = recount_nl_fill_thread(msg, current, ns, fmt);
+	else if (scope == RECOUNT_SCOPE_PROCESSES)
+		err = recount_nl_fill_process(msg, current, ns, fmt);
+	else
+		err = recount_nl_fill_cpu(msg, raw_smp_processor_id(), fmt);
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * Records are written in room checked once per record: no record of any
+ * format is larger than recount_nl_fill_size() says, every one is a whole
+ * stream of attributes, and one that does not fit is not written at all.
+ */
+static void recount_test_record_size(struct kunit *test)
+{
+	static const u32 scopes[] = {
+		RECOUNT_SCOPE_THREADS, RECOUNT_SCOPE_PROCESSES, RECOUNT_SCOPE_CPUS,
+	};
+	struct recount_nl_format fmt = {};
+	const struct nlattr *nla;
+	struct sk_buff *msg;
+	unsigned int s, f, len;
+	size_t size;
+	int err, rem;
+
+	msg = alloc_skb(2 * recount_nl_record_size(), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	for (s = 0; s < ARRAY_SIZE(scopes); s++) {
+		/* Lean or not, state or not, each withheld, each version. */
+		for (f = 0; f < 16 * (RECOUNT_RUNTIME_VERSION + 1); f++) {
+			fmt.lean = f & 1;
+			fmt.state = f & 2;
+			fmt.withheld = (f >> 2) & (RECOUNT_WITHHELD_USER_PMU |
+						   RECOUNT_WITHHELD_KERNEL_PMU);
+			fmt.version = f >> 4;
+			if (scopes[s] == RECOUNT_SCOPE_CPUS && fmt.version)
+				continue;
+			size = recount_nl_fill_size(scopes[s], &fmt);
+			KUNIT_EXPECT_LE(test, size, recount_nl_record_size());
+
+			skb_trim(msg, 0);
+			err = recount_test_fill(msg, scopes[s], &fmt);
+			KUNIT_EXPECT_EQ(test, err, 0);
+			KUNIT_EXPECT_GT(test, msg->len, 0);
+			KUNIT_EXPECT_LE_MSG(test, msg->len, size, "scope %u, format %u", s, f);
+			nla_for_each_attr(nla, (struct nlattr *)msg->data, msg->len, rem)
+				;
+			KUNIT_EXPECT_EQ_MSG(test, rem, 0, "scope %u, format %u", s, f);
+
+			/* One byte short of the room it may take: none of it. */
+			skb_trim(msg, 0);
+			__skb_put(msg, skb_tailroom(msg) - (size - 1));
+			len = msg->len;
+			err = recount_test_fill(msg, scopes[s], &fmt);
+			KUNIT_EXPECT_EQ(test, err, -EMSGSIZE);
+			KUNIT_EXPECT_EQ(test, msg->len, len);
+			skb_trim(msg, 0);
+		}
+	}
+	kfree_skb(msg);
+}
+
 /*
  * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
  * the idle task's) idles the CPU: the injected time is the CPU's idle time,
@@ -779,6 +854,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
+	KUNIT_CASE(recount_test_record_size),
 	{}
 };
 

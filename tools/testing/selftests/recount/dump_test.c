@@ -735,6 +735,93 @@ TEST_F(dump, in_a_pid_namespace_lists_that_namespace)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+struct order {
+	__u32 pids[STABLE + 64];
+	int n;
+};
+
+static void note_pid(const struct rnl_record *rec, void *arg)
+{
+	struct order *o = arg;
+
+	if (rec->has_pid && o->n < (int)ARRAY_SIZE(o->pids))
+		o->pids[o->n++] = rec->pid;
+}
+
+/* Is the calling process's thread list, as /proc lists it, in id order? */
+static bool thread_list_in_order(void)
+{
+	struct dirent *e;
+	pid_t last = 0;
+	bool in_order = true;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		return true;
+	while ((e = readdir(d))) {
+		pid_t tid = atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		in_order &= tid > last;
+		last = tid;
+	}
+	closedir(d);
+	return in_order;
+}
+
+#define WRAPPED 24
+
+/*
+ * A process's threads created after the pids wrapped around pid_max have
+ * lower ids than those before them in its thread list: a dump of its
+ * threads still lists each once, in the order of their ids.
+ */
+TEST_F(dump, threads_in_id_order_after_pids_wrap)
+{
+	char old_max[32] = "", max[32];
+	pthread_t th[WRAPPED];
+	int i, made = 0, intr, not_multi;
+	struct rnl_reply r;
+	struct order *o;
+	pid_t child = 0;
+	FILE *f;
+
+	o = calloc(1, sizeof(*o));
+	ASSERT_NE(NULL, o);
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old_max, sizeof(old_max), f));
+	fclose(f);
+	/* Free ids below the next one, for the threads that wrap around. */
+	for (i = 0; i < 2 * WRAPPED; i++) {
+		child = fork();
+		ASSERT_LE(0, child);
+		if (!child)
+			_exit(0);
+		ASSERT_EQ(child, waitpid(child, NULL, 0));
+	}
+	snprintf(max, sizeof(max), "%d", child + WRAPPED / 2);
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/pid_max", max));
+	for (made = 0; made < WRAPPED; made++)
+		if (pthread_create(&th[made], NULL, block, &self->fds[0]))
+			break;
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/pid_max", old_max));
+	ASSERT_EQ(WRAPPED, made);
+	for (i = 0; i < made; i++)
+		pthread_detach(th[i]);
+	ASSERT_FALSE(thread_list_in_order()) TH_LOG("the ids did not wrap around pid_max %s", max);
+
+	ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_THREADS, getpid(), note_pid, o, &intr,
+			      &not_multi, &r)) TH_LOG("%s", r.extack);
+	EXPECT_EQ(1 + STABLE + WRAPPED, o->n);
+	for (i = 1; i < o->n; i++)
+		EXPECT_LT(o->pids[i - 1], o->pids[i]) TH_LOG("record %d: %u after %u", i,
+							     o->pids[i], o->pids[i - 1]);
+	free(o);
+}
+
 TEST_F(dump, bad_requests)
 {
 	int intr, not_multi;
