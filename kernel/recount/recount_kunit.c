@@ -798,7 +798,8 @@ static void recount_test_record_size(struct kunit *test)
 			KUNIT_EXPECT_GT(test, msg->len, off);
 			KUNIT_EXPECT_LE_MSG(test, msg->len - off, size, "scope %u, format %u",
 					    scopes[s], f);
-			nla_for_each_attr(nla, (struct nlattr *)(msg->data + off), msg->len - off, rem)
+			nla_for_each_attr(nla, (struct nlattr *)(msg->data + off), msg->len - off,
+					  rem)
 				;
 			KUNIT_EXPECT_EQ_MSG(test, rem, 0, "scope %u, format %u", scopes[s], f);
 
