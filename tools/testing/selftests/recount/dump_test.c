@@ -804,8 +804,9 @@ TEST_F(dump, threads_in_id_order_after_pids_wrap)
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(old_max, sizeof(old_max), f));
 	fclose(f);
+	/* vfork(): fork() copies 600 threads' stacks, seconds on a debug kernel. */
 	for (i = 0; i < 2 * WRAPPED; i++) {
-		child = fork();
+		child = vfork();
 		ASSERT_LE(0, child);
 		if (!child)
 			_exit(0);
