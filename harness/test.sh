@@ -93,6 +93,22 @@ for arch in $archs; do
 	fi
 	count < "$aout/results.txt"
 
+	# The guest's getdelays --openmetrics and --prometheus -D processes,
+	# through real parsers (run-tests.sh prints them between markers).
+	for fmt in openmetrics prometheus; do
+		t="$name/getdelays/${fmt}_of_the_guest_s_processes_parses"
+		sed -n "/^RECOUNT-METRICS-BEGIN $fmt/,/^RECOUNT-METRICS-END $fmt/p" \
+			"$aout/serial-test.log" | sed '1d;$d' | tr -d '\r' > "$aout/guest.$fmt" || true
+		om=
+		if grep -q "^RECOUNT-METRICS-END $fmt 0" "$aout/serial-test.log" &&
+		   om=$(python3 "$HARNESS/tests/openmetrics.py" --$fmt "$aout/guest.$fmt" 2>&1); then
+			printf '%s\n' "RESULTS 1 0 0" "PASS $t: $om"
+		else
+			printf '%s\n' "RESULTS 0 1 0" "FAIL $t" "    ${om:-getdelays failed or printed nothing}"
+		fi
+	done > "$aout/metrics-results.txt"
+	count < "$aout/metrics-results.txt"
+
 	# The boot parameter, each way, before anything writes the sysctl; the
 	# log of each boot is checked for splats too. Written to a file and
 	# counted in this shell: a failure inside cannot lose a result.

@@ -33,5 +33,21 @@ echo "\$ getdelays -D cpus"
 getdelays -D cpus || exit 1
 echo
 echo "=== and as JSON, for scripts"
-echo "\$ getdelays --json -C 0"
-getdelays --json -C 0 || exit 1
+echo "\$ getdelays --json -P 0"
+getdelays --json -P 0 || exit 1
+echo
+echo "=== what happened in each interval: a shell loop in the background, and"
+echo "=== the busiest processes, top-style, twice"
+echo "\$ sh -c 'while :; do :; done' & getdelays --top --interval 0.5 --count 2 -n 5"
+sh -c 'while :; do :; done' &
+spinner=$!
+getdelays --top --interval 0.5 --count 2 -n 5 || exit 1
+echo
+echo "=== every CPU in one interval"
+echo "\$ getdelays --interval 0.5 --count 1 -D cpus"
+getdelays --interval 0.5 --count 1 -D cpus || exit 1
+kill "$spinner"
+echo
+echo "=== for Prometheus: OpenMetrics of one process"
+echo "\$ getdelays --openmetrics -t 1 | head -8"
+getdelays --openmetrics -t 1 | head -8

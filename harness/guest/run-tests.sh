@@ -14,6 +14,16 @@ for t in /recount/tests/*_test; do
 	echo "RECOUNT-TEST-END $name $rc"
 	[ $rc = 0 ] || [ $rc = 4 ] || status=1
 done
+# getdelays' metrics of this guest's processes, for the host to check with
+# real parsers (harness/tests/openmetrics.py, from harness/test.sh). Written
+# to a file first: only the cat can meet a console message on the way.
+for fmt in openmetrics prometheus; do
+	/recount/tests/getdelays --$fmt -D processes > /tmp/metrics 2>/dev/null
+	rc=$?
+	echo "RECOUNT-METRICS-BEGIN $fmt"
+	cat /tmp/metrics
+	echo "RECOUNT-METRICS-END $fmt $rc"
+done
 # Debug kernels: what kmemleak finds after the tests is a leak (the log
 # check fails the run on its report).
 if [ -w /sys/kernel/debug/kmemleak ]; then

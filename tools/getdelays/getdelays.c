@@ -4,22 +4,31 @@
  *
  * The successor of tools/accounting/getdelays for the RECOUNT generic netlink
  * family (Documentation/accounting/recount.rst): its options, recount's
- * metrics, dumps, listener mode and JSON. Run with --help for usage.
+ * metrics, dumps, intervals, a top view, listener mode, JSON, CSV and
+ * OpenMetrics. Run with --help for usage, or see getdelays(8).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysinfo.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "interval.h"
 #include "options.h"
 #include "output.h"
 #include "recount_client.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct ctx {
 	struct opts o;
@@ -30,7 +39,60 @@ struct ctx {
 	const char *ts_why;	/* why there are no taskstats, if so */
 	FILE *log;
 	bool warned_disabled;
+	bool csv_header;	/* the CSV header is out */
 };
+
+/* Set by the signal handlers; lock-free atomics, safe to share with them. */
+static atomic_bool stop, reopen;
+
+static void on_signal(int sig)
+{
+	atomic_store_explicit(sig == SIGHUP ? &reopen : &stop, true, memory_order_relaxed);
+}
+
+/*
+ * -w's file: opened at the start (appended to with -a), and opened again,
+ * appended to, after a SIGHUP, as logrotate expects of a daemon's log.
+ */
+static int open_log(struct ctx *x, bool append)
+{
+	FILE *f = fopen(x->o.logfile, append ? "a" : "w");
+
+	if (!f) {
+		fprintf(stderr, "getdelays: %s: %s\n", x->o.logfile, strerror(errno));
+		return -1;
+	}
+	if (x->log)
+		fclose(x->log);
+	x->log = f;
+	return 0;
+}
+
+static void log_record(struct ctx *x, const struct rc_record *r, const struct ts_shown *ts)
+{
+	if (!x->log)
+		return;
+	if (atomic_exchange_explicit(&reopen, false, memory_order_relaxed))
+		open_log(x, true);	/* on failure, keep writing the old one */
+	out_json_record(x->log, r, ts, &x->out);
+	fflush(x->log);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* CLOCK_REALTIME less CLOCK_BOOTTIME, read back to back. */
+static int64_t realtime_offset(void)
+{
+	uint64_t boot = clock_ns(CLOCK_BOOTTIME);
+
+	return (int64_t)(clock_ns(CLOCK_REALTIME) - boot);
+}
 
 static uint64_t boottime_ns(void)
 {
@@ -124,14 +186,19 @@ static void emit(struct ctx *x, const struct rc_record *r, const struct ts_recor
 
 	check_disabled(x, r);
 	x->out.now = boottime_ns();
-	if (x->o.json)
+	if (x->o.json) {
 		out_json_record(stdout, r, &ts, &x->out);
-	else
+	} else if (x->o.csv) {
+		if (!x->csv_header)
+			csv_header(stdout, opts_table(&x->o));
+		x->csv_header = true;
+		csv_row(stdout, opts_table(&x->o), r, &x->out);
+	} else if (x->o.openmetrics || x->o.prometheus) {
+		out_openmetrics(stdout, r, 1, realtime_offset(), x->o.prometheus);
+	} else {
 		out_text_record(stdout, r, &ts, &x->out);
-	if (x->log) {
-		out_json_record(x->log, r, &ts, &x->out);
-		fflush(x->log);
 	}
+	log_record(x, r, &ts);
 	fflush(stdout);
 }
 
@@ -196,45 +263,33 @@ static int run_command(struct ctx *x)
 	return 128 + WTERMSIG(status);
 }
 
-/* The records of a dump, to sort before printing. */
-struct rows {
-	struct rc_record *recs;
-	int n, size;
-};
-
-static int collect(const struct rc_record *rec, void *arg)
+static int add_to_snapshot(const struct rc_record *rec, void *arg)
 {
-	struct rows *rows = arg;
+	return snapshot_add(arg, rec);
+}
 
-	if (rows->n == rows->size) {
-		int size = rows->size ? rows->size * 2 : 256;
-		struct rc_record *recs = realloc(rows->recs, size * sizeof(*recs));
-
-		if (!recs)
-			return -1;
-		rows->recs = recs;
-		rows->size = size;
-	}
-	rows->recs[rows->n++] = *rec;
-	return 0;
+/* Say why a dump failed; the exit status. */
+static int dump_error(struct ctx *x, int err)
+{
+	fprintf(stderr, "getdelays: cannot list the %s: %s\n",
+		x->o.scope == RECOUNT_SCOPE_CPUS ? "CPUs" :
+		x->o.scope == RECOUNT_SCOPE_PROCESSES ? "processes" : "threads",
+		x->c.extack[0] ? x->c.extack : strerror(-err));
+	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_ERROR;
 }
 
 static int dump(struct ctx *x)
 {
 	int kind = dump_table(x->o.scope), col, i, n, err;
-	struct rows rows = {};
+	struct snapshot rows = {};
 	bool interrupted;
 
-	err = rc_dump(&x->c, x->o.scope, x->o.id, collect, &rows, &interrupted);
+	err = rc_dump(&x->c, x->o.scope, x->o.id, add_to_snapshot, &rows, &interrupted);
 	if (err) {
-		free(rows.recs);
+		snapshot_free(&rows);
 		if (x->o.id && err == -ESRCH)
 			return report_error(&x->c, err, "process", x->o.id);
-		fprintf(stderr, "getdelays: cannot list the %s: %s\n",
-			kind == TABLE_CPUS ? "CPUs" :
-			kind == TABLE_PROCESSES ? "processes" : "threads",
-			x->c.extack[0] ? x->c.extack : strerror(-err));
-		return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_ERROR;
+		return dump_error(x, err);
 	}
 	x->out.now = boottime_ns();
 	col = x->o.sort ? table_column(kind, x->o.sort) : table_default_sort(kind);
@@ -242,21 +297,26 @@ static int dump(struct ctx *x)
 	n = x->o.limit && x->o.limit < rows.n ? x->o.limit : rows.n;
 	if (n)
 		check_disabled(x, &rows.recs[0]);
-	if (!x->o.json)
+	if (x->o.openmetrics || x->o.prometheus)
+		out_openmetrics(stdout, rows.recs, n, realtime_offset(), x->o.prometheus);
+	else if (x->o.csv)
+		csv_header(stdout, kind);
+	else if (!x->o.json)
 		table_header(stdout, kind);
 	for (i = 0; i < n; i++) {
 		if (x->o.json)
 			out_json_record(stdout, &rows.recs[i], NULL, &x->out);
-		else
+		else if (x->o.csv)
+			csv_row(stdout, kind, &rows.recs[i], &x->out);
+		else if (!x->o.openmetrics && !x->o.prometheus)
 			table_row(stdout, kind, &rows.recs[i], &x->out);
-		if (x->log)
-			out_json_record(x->log, &rows.recs[i], NULL, &x->out);
+		log_record(x, &rows.recs[i], NULL);
 	}
 	if (interrupted && x->o.verbose)
 		fputs("getdelays: tasks came and went while they were listed: each one\n"
 		      "getdelays: that lived through it is listed once, but it is no snapshot\n",
 		      stderr);
-	free(rows.recs);
+	snapshot_free(&rows);
 	return EXIT_OK;
 }
 
@@ -308,12 +368,26 @@ static const struct ts_record *find_ts(struct listener *l, const struct rc_recor
 	return t ? t : find_kept(l, true, r->tgid);
 }
 
-/* Set by the signal handler; a lock-free atomic, safe to share with it. */
-static atomic_bool stop;
-
-static void on_signal(int sig)
+/*
+ * SIGINT and SIGTERM stop a listener or the intervals, and getdelays says
+ * goodbye. They are blocked but while it waits (with @wait_mask, in
+ * ppoll(); no SA_RESTART: they end the wait), so that none is lost between
+ * a check and the wait; one that comes while it works stops it after.
+ */
+static void catch_stop_signals(sigset_t *old_mask, sigset_t *wait_mask)
 {
-	atomic_store_explicit(&stop, true, memory_order_relaxed);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t stop_signals;
+
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_signals, old_mask);
+	*wait_mask = *old_mask;
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /*
@@ -349,20 +423,23 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 		if (!tsr)
 			why = "no taskstats record for this exit (missed)";
 	}
-	if (x->o.json || x->o.verbose || x->o.taskstats) {
+	if (x->o.json || ((x->o.verbose || x->o.taskstats) && !x->o.csv)) {
 		emit(x, r, tsr, why);
 	} else {
 		check_disabled(x, r);
 		if (!l->header) {
-			table_header(stdout, TABLE_EXITS);
+			if (x->o.csv)
+				csv_header(stdout, TABLE_EXITS);
+			else
+				table_header(stdout, TABLE_EXITS);
 			l->header = true;
 		}
 		x->out.now = boottime_ns();
-		table_row(stdout, TABLE_EXITS, r, &x->out);
-		if (x->log) {
-			out_json_record(x->log, r, NULL, &x->out);
-			fflush(x->log);
-		}
+		if (x->o.csv)
+			csv_row(stdout, TABLE_EXITS, r, &x->out);
+		else
+			table_row(stdout, TABLE_EXITS, r, &x->out);
+		log_record(x, r, NULL);
 		fflush(stdout);
 	}
 	/* Without -l, stop when a process is over. */
@@ -372,8 +449,7 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 static int listen_exits(struct ctx *x)
 {
 	struct listener l = { .x = x };
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t stop_signals, old_mask, wait_mask;
+	sigset_t old_mask, wait_mask;
 	int err, ret = EXIT_OK;
 
 	err = rc_listen(&x->c, x->o.cpumask, true);
@@ -392,21 +468,7 @@ static int listen_exits(struct ctx *x)
 			l.kept = calloc(TS_KEEP, sizeof(*l.kept));
 		}
 	}
-	/*
-	 * SIGINT and SIGTERM stop the listener, and getdelays says goodbye.
-	 * They are let in only while it waits (no SA_RESTART: they end the
-	 * wait), so that none is lost between a check and the wait; one that
-	 * comes while records are handled stops it before the next record.
-	 */
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop_signals, &old_mask);
-	wait_mask = old_mask;
-	sigdelset(&wait_mask, SIGINT);
-	sigdelset(&wait_mask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals(&old_mask, &wait_mask);
 	fprintf(stderr, "getdelays: listening for exits on CPUs %s (receive buffer %d bytes)\n",
 		x->o.cpumask, rc_get_rcvbuf(&x->c));
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
@@ -426,6 +488,326 @@ static int listen_exits(struct ctx *x)
 		fprintf(stderr, "getdelays: %lu records received, %lu missed\n", l.received,
 			l.missed);
 	free(l.kept);
+	return ret;
+}
+
+/*
+ * -C: the tasks of a cgroup by state, as classic getdelays printed them.
+ * taskstats answers for cgroup v1 hierarchies only (cgroupstats_build()).
+ */
+static int read_cgroup(struct ctx *x)
+{
+	static const char *const names[] = {
+		"sleeping", "blocked", "running", "stopped", "uninterruptible",
+	};
+	unsigned long long counts[ARRAY_SIZE(names)];
+	struct cgroupstats cs;
+	int fd, err;
+	size_t i;
+
+	fd = open(x->o.cgroup, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "getdelays: cgroup %s: %s\n", x->o.cgroup, strerror(err));
+		return err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND :
+		       err == EACCES ? EXIT_DENIED : EXIT_ERROR;
+	}
+	err = ts_open(&x->ts);
+	if (err) {
+		close(fd);
+		fprintf(stderr, "getdelays: cgroup %s: %s\n", x->o.cgroup,
+			err == -ENOENT ? "no taskstats in this kernel (CONFIG_TASKSTATS=n)" :
+			"cannot open a generic netlink socket");
+		return EXIT_ERROR;
+	}
+	err = ts_cgroup(&x->ts, fd, &cs);
+	close(fd);
+	ts_close(&x->ts);
+	if (err == -EINVAL) {
+		fprintf(stderr, "getdelays: cgroup %s: not in a cgroup v1 hierarchy\n",
+			x->o.cgroup);
+		return EXIT_NOT_FOUND;
+	}
+	if (err) {
+		fprintf(stderr, "getdelays: cgroup %s: %s\n", x->o.cgroup, strerror(-err));
+		return EXIT_ERROR;
+	}
+	counts[0] = cs.nr_sleeping;
+	counts[1] = cs.nr_io_wait;
+	counts[2] = cs.nr_running;
+	counts[3] = cs.nr_stopped;
+	counts[4] = cs.nr_uninterruptible;
+	/* The classic tool's line, and its words as JSON keys. */
+	if (x->o.json)
+		fputs("{\"type\":\"cgroup\"", stdout);
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		printf(x->o.json ? "%s\"%s\":%llu" : "%s%s %llu", x->o.json ? "," : i ? ", " : "",
+		       names[i], counts[i]);
+	puts(x->o.json ? "}" : "");
+	return EXIT_OK;
+}
+
+/* --- intervals --- */
+
+struct intervals {
+	struct ctx *x;
+	int kind;			/* the interval table */
+	struct snapshot prev, cur;
+	struct snapshot exits;		/* exit records not matched yet */
+	struct rc_client lc;		/* the listener for exits, if it could be */
+	bool listening;
+	unsigned long long missed;
+	struct snapshot rows;		/* the interval's records */
+};
+
+/* Whether an exit record is of what the intervals show. */
+static bool exit_in_scope(const struct opts *o, const struct rc_record *r)
+{
+	switch (o->mode) {
+	case MODE_PID:
+		return r->type == RC_THREAD && r->pid == o->id;
+	case MODE_TGID:
+		return r->type == RC_PROCESS && r->tgid == o->id;
+	case MODE_DUMP:
+		if (o->scope == RECOUNT_SCOPE_THREADS)
+			return r->type == RC_THREAD && (!o->id || r->tgid == o->id);
+		return o->scope == RECOUNT_SCOPE_PROCESSES && r->type == RC_PROCESS;
+	default:
+		return false;
+	}
+}
+
+static int on_interval_exit(const struct rc_record *r, void *arg)
+{
+	struct intervals *iv = arg;
+
+	iv->missed += r->missed;
+	if (exit_in_scope(&iv->x->o, r))
+		snapshot_add(&iv->exits, r);
+	return 0;
+}
+
+/*
+ * Read now: the dump, or the one record. Returns 0, or the exit status of an
+ * error, said; -ESRCH for a thread or process that is gone.
+ */
+static int read_now(struct intervals *iv, struct snapshot *s)
+{
+	static const int what[] = {
+		[MODE_PID] = RC_SEL_PID, [MODE_TGID] = RC_SEL_TGID, [MODE_CPU] = RC_SEL_CPU,
+	};
+	struct ctx *x = iv->x;
+	struct rc_record rec;
+	bool interrupted;
+	uint64_t t;
+	int err;
+
+	s->n = 0;
+	t = boottime_ns();
+	if (x->o.mode == MODE_DUMP) {
+		err = rc_dump(&x->c, x->o.scope, x->o.id, add_to_snapshot, s, &interrupted);
+	} else {
+		err = rc_get(&x->c, what[x->o.mode], x->o.id, &rec);
+		if (!err)
+			err = snapshot_add(s, &rec) ? -ENOMEM : 0;
+	}
+	/* The middle of the read: a dump of many tasks takes a while. */
+	s->at = t + (boottime_ns() - t) / 2;
+	snapshot_sort(s);
+	return err;
+}
+
+static int terminal_rows(void)
+{
+	struct winsize ws;
+
+	return !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row ? ws.ws_row : 24;
+}
+
+static void print_interval(struct intervals *iv, unsigned int nr)
+{
+	struct ctx *x = iv->x;
+	bool dump = x->o.mode == MODE_DUMP, tty = x->o.top && isatty(STDOUT_FILENO);
+	int col, i, n, shown = 0, active = 0;
+	char when[16];
+	time_t t;
+
+	x->out.now = iv->cur.at;
+	col = x->o.sort ? table_column(iv->kind, x->o.sort) : table_default_sort(iv->kind);
+	table_sort(iv->kind, iv->rows.recs, iv->rows.n, col, &x->out);
+	n = iv->rows.n;
+	if (x->o.limit && x->o.limit < n)
+		n = x->o.limit;
+	if (tty && !x->o.limit && n > terminal_rows() - 3)
+		n = terminal_rows() - 3 > 0 ? terminal_rows() - 3 : 0;
+	for (i = 0; i < iv->rows.n; i++)
+		active += iv_active(&iv->rows.recs[i]);
+	if (x->o.top) {
+		t = time(NULL);
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+		printf("%sgetdelays --top - %s: %d %s, %d active; every %.2f s, by %s\n",
+		       tty ? "\033[H\033[2J" : nr > 1 ? "\n" : "", when, iv->cur.n,
+		       x->o.scope == RECOUNT_SCOPE_CPUS ? "CPUs" :
+		       x->o.scope == RECOUNT_SCOPE_THREADS ? "threads" : "processes", active,
+		       x->o.interval, table_column_name(iv->kind, col));
+	}
+	if (x->o.csv && nr == 1)
+		csv_header(stdout, iv->kind);
+	if (!x->o.json && !x->o.csv && (x->o.top || (dump && active) || nr == 1)) {
+		if (dump && !x->o.top && nr > 1)
+			putchar('\n');
+		table_header(stdout, iv->kind);
+	}
+	for (i = 0; i < iv->rows.n && shown < n; i++) {
+		const struct rc_record *r = &iv->rows.recs[i];
+
+		/* A dump shows what was active; top also what stood still. */
+		if (dump && !x->o.top && !iv_active(r))
+			continue;
+		shown++;
+		if (x->o.json)
+			out_json_record(stdout, r, NULL, &x->out);
+		else if (x->o.csv)
+			csv_row(stdout, iv->kind, r, &x->out);
+		else
+			table_row(stdout, iv->kind, r, &x->out);
+		log_record(x, r, NULL);
+	}
+	fflush(stdout);
+}
+
+/* Wait until @deadline (CLOCK_MONOTONIC), taking exit records meanwhile. */
+static void wait_until(struct intervals *iv, uint64_t deadline, const sigset_t *wait_mask)
+{
+	uint64_t now;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed) &&
+	       (now = clock_ns(CLOCK_MONOTONIC)) < deadline) {
+		int ms = (deadline - now + 999999) / 1000000;
+
+		if (iv->listening) {
+			if (rc_receive(&iv->lc, ms, wait_mask, on_interval_exit, iv) == -EIO) {
+				fputs("getdelays: listening for exits failed\n", stderr);
+				rc_close(&iv->lc);
+				iv->listening = false;
+			}
+		} else {
+			struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+			ppoll(NULL, 0, &ts, wait_mask);
+		}
+	}
+}
+
+/* Listen for the exits on every CPU, if this user may. */
+static void listen_for_exits(struct intervals *iv)
+{
+	char cpus[4096] = "";
+	FILE *f;
+
+	if (iv->x->o.mode == MODE_CPU || (iv->x->o.mode == MODE_DUMP &&
+					  iv->x->o.scope == RECOUNT_SCOPE_CPUS))
+		return;
+	/* The possible CPUs, those hot-added later included. */
+	f = fopen("/sys/devices/system/cpu/possible", "r");
+	if (!f || !fgets(cpus, sizeof(cpus), f))
+		snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	if (f)
+		fclose(f);
+	cpus[strcspn(cpus, "\n")] = '\0';
+	iv->lc.verbose = iv->x->o.verbose;
+	if (rc_open(&iv->lc))
+		return;
+	if (iv->x->o.rcvbuf)
+		rc_set_rcvbuf(&iv->lc, iv->x->o.rcvbuf);
+	if (rc_listen(&iv->lc, cpus, true)) {
+		/* What a task did in the interval it exited in is lost. */
+		fprintf(stderr, "getdelays: cannot listen for exits: %s: exits have no figures\n",
+			iv->lc.extack[0] ? iv->lc.extack : "refused");
+		rc_close(&iv->lc);
+		return;
+	}
+	iv->listening = true;
+}
+
+/* Say why a read failed; the exit status. */
+static int read_error(struct ctx *x, int err)
+{
+	static const char *const what[] = {
+		[MODE_PID] = "thread", [MODE_TGID] = "process", [MODE_CPU] = "cpu",
+	};
+
+	if (x->o.mode != MODE_DUMP || (x->o.id && err == -ESRCH))
+		return report_error(&x->c, err, x->o.mode == MODE_DUMP ? "process" :
+				    what[x->o.mode], x->o.id);
+	return dump_error(x, err);
+}
+
+static int run_intervals(struct ctx *x)
+{
+	struct intervals iv = { .x = x, .kind = opts_table(&x->o) };
+	sigset_t old_mask, wait_mask;
+	uint64_t start, step = x->o.interval * 1e9;
+	int err, ret = EXIT_OK;
+	unsigned int nr;
+
+	listen_for_exits(&iv);
+	catch_stop_signals(&old_mask, &wait_mask);
+
+	start = clock_ns(CLOCK_MONOTONIC);
+	err = read_now(&iv, &iv.prev);
+	if (err) {
+		ret = read_error(x, err);
+		goto out;
+	}
+	if (iv.prev.n)
+		check_disabled(x, &iv.prev.recs[0]);
+	for (nr = 1; !x->o.count || nr <= x->o.count; nr++) {
+		bool gone;
+
+		wait_until(&iv, start + nr * step, &wait_mask);
+		if (atomic_load_explicit(&stop, memory_order_relaxed))
+			break;
+		err = read_now(&iv, &iv.cur);
+		/* The thread or process read, or whose threads are dumped, exited. */
+		gone = err == -ESRCH && x->o.mode != MODE_CPU &&
+		       (x->o.mode != MODE_DUMP || x->o.id);
+		if (err && !gone) {
+			ret = read_error(x, err);
+			break;
+		}
+		/*
+		 * The exit records of what exited before the read was sent
+		 * before it was gone: they are here to take.
+		 */
+		if (iv.listening)
+			rc_receive(&iv.lc, 0, NULL, on_interval_exit, &iv);
+		if (iv_build(&iv.prev, &iv.cur, &iv.exits, &iv.rows, clock_ns(CLOCK_REALTIME))) {
+			fputs("getdelays: out of memory\n", stderr);
+			ret = EXIT_ERROR;
+			break;
+		}
+		print_interval(&iv, nr);
+		if (gone) {
+			fprintf(stderr, "getdelays: %s %u exited\n",
+				x->o.mode == MODE_PID ? "thread" : "process", x->o.id);
+			break;
+		}
+		snapshot_free(&iv.prev);
+		iv.prev = iv.cur;
+		memset(&iv.cur, 0, sizeof(iv.cur));
+	}
+	if (iv.missed)
+		fprintf(stderr, "getdelays: missed %llu exit records (-r enlarges the buffer)\n",
+			iv.missed);
+out:
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	if (iv.listening)
+		rc_close(&iv.lc);
+	snapshot_free(&iv.prev);
+	snapshot_free(&iv.cur);
+	snapshot_free(&iv.exits);
+	snapshot_free(&iv.rows);
 	return ret;
 }
 
@@ -465,30 +847,30 @@ int main(int argc, char **argv)
 	x.c.verbose = x.o.verbose;
 	x.c.runtime_version = x.o.runtime_version;
 
+	if (x.o.mode == MODE_CGROUP)
+		return read_cgroup(&x);
 	if (x.o.logfile) {
-		x.log = fopen(x.o.logfile, "w");
-		if (!x.log) {
-			fprintf(stderr, "getdelays: %s: %s\n", x.o.logfile, strerror(errno));
+		struct sigaction hup = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+		if (open_log(&x, x.o.append))
 			return EXIT_ERROR;
-		}
+		sigaction(SIGHUP, &hup, NULL);
 	}
 	err = rc_open(&x.c);
-	if (err == -ENOENT) {
-		fprintf(stderr, "getdelays: no recount in this kernel (no netlink family '%s')\n",
-			RECOUNT_FAMILY_NAME);
-		return EXIT_NO_RECOUNT;
-	}
 	if (err) {
-		fprintf(stderr, "getdelays: cannot open a generic netlink socket: %s\n",
-			strerror(-err));
-		return EXIT_ERROR;
+		ret = open_error(err, err_msg, sizeof(err_msg));
+		fprintf(stderr, "getdelays: %s\n", err_msg);
+		return ret;
 	}
 	if (x.o.rcvbuf && rc_set_rcvbuf(&x.c, x.o.rcvbuf))
 		fprintf(stderr, "getdelays: cannot set the receive buffer to %d bytes\n",
 			x.o.rcvbuf);
 	open_taskstats(&x);
 
-	switch (x.o.mode) {
+	switch (x.o.interval ? MODE_NONE : x.o.mode) {
+	case MODE_NONE:
+		ret = run_intervals(&x);
+		break;
 	case MODE_PID:
 		ret = query(&x, RC_SEL_PID, x.o.id);
 		break;

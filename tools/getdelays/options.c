@@ -17,10 +17,13 @@
 #include "output.h"
 
 const char usage_text[] =
-"Usage: getdelays [options] -p PID | -t TGID | -C CPU | -c COMMAND [ARG...]\n"
+"Usage: getdelays [options] -p PID | -t TGID | -P CPU | -c COMMAND [ARG...]\n"
 "       getdelays [options] -D SCOPE [-t TGID] [-s COLUMN] [-n N]\n"
-"       getdelays [options] -m CPUMASK [-l] [-w FILE] [-r SIZE]\n"
-"       getdelays [--json] -I\n"
+"       getdelays [options] --interval SEC [--count N] -p PID | -t TGID | -P CPU\n"
+"                 | -D SCOPE\n"
+"       getdelays [options] --top [-D SCOPE] [-s COLUMN] [-n N]\n"
+"       getdelays [options] -m CPUMASK [-l] [-w FILE [-a]] [-r SIZE]\n"
+"       getdelays -C CGROUP_PATH | -I\n"
 "\n"
 "What recount accounted, per level (user, kernel) and per kind of CPU: time,\n"
 "and where the kernel counts them cycles, instructions and their ratio (CPI),\n"
@@ -28,11 +31,12 @@ const char usage_text[] =
 "what they waited for (a CPU, page faults, contended locks): how long, how\n"
 "often, the longest wait and when it ended, and which share of their life\n"
 "that was; for processes, also what the children they reaped consumed.\n"
+"With --interval, what happened in each interval instead of the totals.\n"
 "\n"
 "What to read:\n"
 "  -p, --pid PID      one thread\n"
 "  -t, --tgid TGID    one process: all its threads, live and exited\n"
-"  -C, --cpu CPU      one CPU, with its idle time and the time it handled\n"
+"  -P, --cpu CPU      one CPU, with its idle time and the time it handled\n"
 "                     interrupts while idle\n"
 "  -c COMMAND [ARG...] run COMMAND, then print the totals of its process and,\n"
 "                     apart, of the children it reaped (time(1) adds the\n"
@@ -43,22 +47,38 @@ const char usage_text[] =
 "                     listen for the exits on CPUs CPUMASK (such as 1-3,5) and\n"
 "                     print each thread's and process's final record as it\n"
 "                     comes, until a process has exited\n"
+"  -C, --cgroup PATH  the tasks of a cgroup (v1) by state: taskstats'\n"
+"                     cgroupstats, as classic getdelays printed them\n"
 "  -I, --info         what this kernel counts, and the CPUs of each kind\n"
 "\n"
+"When:\n"
+"      --interval SEC what happened in each interval of SEC seconds (such as\n"
+"                     1 or 0.5), with -p, -t, -P or -D: CPU %, user and\n"
+"                     kernel %, instructions per cycle per level, the share of\n"
+"                     the interval spent waiting per kind, the longest wait\n"
+"                     if it ended in the interval, idle % of CPUs. Tasks are\n"
+"                     told apart by pid and start time; those that began or\n"
+"                     exited in an interval are marked so (exits are received\n"
+"                     as exit records, so that what an exited task did in its\n"
+"                     last interval is counted)\n"
+"      --count N      stop after N intervals (default: until interrupted)\n"
+"      --top          a table of the busiest processes (threads, CPUs with\n"
+"                     -D), refreshed every interval (default 1 s); on a\n"
+"                     terminal it fills the screen, else it prints one table\n"
+"                     after another, as top -b does\n"
+"\n"
 "How:\n"
-"  -s, --sort COLUMN  sort a dump by COLUMN (default: time; for CPUs, cpu):\n"
-"                     pid, tgid, comm, time, user, kernel, cpi, queue,\n"
-"                     queue-max, faults, fault-max, fault%, locks, lock-max,\n"
-"                     lock%, energy, power, children (processes), cycles,\n"
-"                     instructions, queue-count, fault-count, lock-count;\n"
-"                     for CPUs cpu, kind, user, kernel, idle,\n"
-"                     idle-irq, busy%, cpi, energy, idle-energy, power.\n"
+"  -s, --sort COLUMN  sort a dump by COLUMN (default: time, or cpu% in\n"
+"                     intervals; for CPUs, cpu): a column's name as in\n"
+"                     the table's header, in lower case (-s with a name that\n"
+"                     is none lists them).\n"
 "                     Figures sort largest first, ids and names in ascending\n"
 "                     order.\n"
-"  -n, --top N        print only the first N rows of a dump\n"
+"  -n, --rows N       print only the first N rows of a dump\n"
 "  -l, --loop         with -m, listen until interrupted\n"
 "  -w, --write FILE   also write every record received to FILE, as JSON\n"
-"                     lines (see --json)\n"
+"                     lines (see --json); SIGHUP reopens FILE (logrotate)\n"
+"  -a, --append       with -w, append to FILE rather than truncate it\n"
 "  -r, --rcvbuf SIZE  the socket's receive buffer (such as 4M): listeners\n"
 "                     that miss records need a larger one\n"
 "  -d, --delays       also taskstats' delay accounting: time waiting for a\n"
@@ -75,6 +95,14 @@ const char usage_text[] =
 "  -j, --json         one JSON object per record and line: durations in\n"
 "                     integer ns, energy in integer nJ, counts as integers,\n"
 "                     what the kernel does not count as null\n"
+"      --csv          a header line, then one line per record: every column\n"
+"                     of the table, in ns, nJ, counts and ratios; what the\n"
+"                     kernel does not count is empty\n"
+"      --openmetrics  totals in the OpenMetrics text format, Prometheus's\n"
+"                     names and base units (seconds, joules): with -p, -t,\n"
+"                     -P, -c or -D\n"
+"      --prometheus   the same in Prometheus's text format 0.0.4, which\n"
+"                     node_exporter's textfile collector reads\n"
 "  -v, --verbose      say more: which metrics the kernel does not count,\n"
 "                     whole records in listener mode\n"
 "  -h, --help         this text\n"
@@ -84,10 +112,14 @@ const char usage_text[] =
 "\n"
 "Examples:\n"
 "  getdelays -c make -j4          what a build cost\n"
+"  getdelays --interval 1 -p 1234 what thread 1234 does, second by second\n"
+"  getdelays --top -D threads     the busiest threads, as top shows them\n"
 "  getdelays -D threads -t 1234 -s cpi -n 10\n"
 "                                 the ten threads of process 1234 with the\n"
 "                                 highest CPI\n"
-"  getdelays -m 0-3 -l -w exits.json\n"
+"  getdelays --prometheus -D processes > recount.prom\n"
+"                                 for node_exporter's textfile collector\n"
+"  getdelays -m 0-3 -l -w exits.json -a\n"
 "                                 every exit on CPUs 0-3, also kept as JSON\n"
 "\n"
 "  $ getdelays -D cpus\n"
@@ -95,11 +127,12 @@ const char usage_text[] =
 "     0 performance  561.488 us    5.552 ms  826.839 ms    0.7   1.00    6.113 mJ   41.342 mJ  1.000 W\n"
 "     2 efficiency   599.799 ms    5.688 ms  226.864 ms   72.7   1.00  181.645 mJ    2.269 mJ  0.300 W\n"
 "\n"
-"A value the kernel does not count prints as '-' (null in JSON). The JSON\n"
-"keys and more examples: Documentation/accounting/recount.rst.\n"
+"A value the kernel does not count prints as '-' (null in JSON). The fields,\n"
+"their units and more examples: getdelays(8), and\n"
+"Documentation/accounting/recount.rst.\n"
 "\n"
 "Exit status: 0 success, 1 usage error (or a CPU list the kernel rejects),\n"
-"2 the kernel has no recount, 3 no such thread, process or CPU,\n"
+"2 the kernel has no recount, 3 no such thread, process, CPU or cgroup,\n"
 "4 permission denied, 5 other error. With -c, COMMAND's exit status.\n";
 
 /* A decimal number up to @max at the start of @s, without sign or blanks. */
@@ -203,6 +236,33 @@ int parse_size(const char *s, int *bytes)
 	return 0;
 }
 
+int parse_interval(const char *s, double *seconds)
+{
+	char *end;
+	double v;
+
+	/* Digits and one point: no sign, exponent, hex, inf or nan. */
+	if (!isdigit((unsigned char)*s) || strspn(s, "0123456789.") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || v < 0.01 || v > 86400)
+		return -1;
+	*seconds = v;
+	return 0;
+}
+
+int open_error(int err, char *msg, size_t len)
+{
+	if (err == -ENOENT) {
+		snprintf(msg, len, "no recount in this kernel (no netlink family '%s')",
+			 RECOUNT_FAMILY_NAME);
+		return EXIT_NO_RECOUNT;
+	}
+	snprintf(msg, len, "cannot open a generic netlink socket: %s", strerror(-err));
+	return EXIT_ERROR;
+}
+
 int parse_scope(const char *s)
 {
 	static const char *const names[] = {
@@ -225,6 +285,29 @@ int dump_table(int scope)
 	       scope == RECOUNT_SCOPE_PROCESSES ? TABLE_PROCESSES : TABLE_THREADS;
 }
 
+int opts_table(const struct opts *o)
+{
+	int kind;
+
+	switch (o->mode) {
+	case MODE_DUMP:
+		kind = dump_table(o->scope);
+		break;
+	case MODE_PID:
+		kind = TABLE_THREADS;
+		break;
+	case MODE_CPU:
+		kind = TABLE_CPUS;
+		break;
+	case MODE_LISTEN:
+		return TABLE_EXITS;
+	default:
+		kind = TABLE_PROCESSES;
+		break;
+	}
+	return o->interval ? table_interval(kind) : kind;
+}
+
 static int set_mode(struct opts *o, enum mode to, char *err, size_t errlen)
 {
 	/* -t narrows -D to one process's threads. */
@@ -235,7 +318,7 @@ static int set_mode(struct opts *o, enum mode to, char *err, size_t errlen)
 		return 0;
 	}
 	if (o->mode != MODE_NONE) {
-		say(err, errlen, "give only one of -p, -t, -C, -c, -D, -m, -I (or -D with -t)");
+		say(err, errlen, "give only one of -p, -t, -P, -c, -D, -m, -C, -I (or -D with -t)");
 		return -1;
 	}
 	o->mode = to;
@@ -244,27 +327,38 @@ static int set_mode(struct opts *o, enum mode to, char *err, size_t errlen)
 
 int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 {
+	enum { OPT_INTERVAL = 256, OPT_COUNT, OPT_TOP, OPT_CSV, OPT_OPENMETRICS, OPT_PROMETHEUS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tgid", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'P' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "cpumask", required_argument, NULL, 'm' },
 		{ "info", no_argument, NULL, 'I' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "top", no_argument, NULL, OPT_TOP },
 		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, 'n' },
 		{ "loop", no_argument, NULL, 'l' },
 		{ "write", required_argument, NULL, 'w' },
+		{ "append", no_argument, NULL, 'a' },
 		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "delays", no_argument, NULL, 'd' },
 		{ "io", no_argument, NULL, 'i' },
 		{ "switches", no_argument, NULL, 'q' },
 		{ "runtime-version", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
+		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	const char *long_name = NULL, *metrics;
+	int longindex;
 	uint32_t n;
 	int opt;
 
@@ -274,12 +368,12 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of -c's command. */
-	while ((opt = getopt_long(argc, argv, "+p:t:C:cD:m:Is:n:lw:r:diqR:jvh", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:t:P:C:cD:m:Is:n:lw:ar:diqR:jvh", longopts,
+				  &longindex)) != -1) {
 		switch (opt) {
 		case 'p':
 		case 't':
-		case 'C':
+		case 'P':
 			if (set_mode(o, opt == 'p' ? MODE_PID : opt == 't' ? MODE_TGID : MODE_CPU,
 				     err, errlen))
 				return -1;
@@ -287,6 +381,41 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 				say(err, errlen, "-%c: '%s' is not a number", opt, optarg);
 				return -1;
 			}
+			break;
+		case 'C':
+			if (set_mode(o, MODE_CGROUP, err, errlen))
+				return -1;
+			o->cgroup = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (parse_interval(optarg, &o->interval)) {
+				say(err, errlen,
+				    "--interval: '%s' is not a number of seconds from 0.01 to 86400",
+				    optarg);
+				return -1;
+			}
+			break;
+		case OPT_COUNT:
+			if (parse_u32(optarg, &o->count) || !o->count) {
+				say(err, errlen, "--count: '%s' is not a number of intervals",
+				    optarg);
+				return -1;
+			}
+			break;
+		case OPT_TOP:
+			o->top = true;
+			break;
+		case OPT_CSV:
+			o->csv = true;
+			break;
+		case OPT_OPENMETRICS:
+			o->openmetrics = true;
+			break;
+		case OPT_PROMETHEUS:
+			o->prometheus = true;
+			break;
+		case 'a':
+			o->append = true;
 			break;
 		case 'c':
 			if (set_mode(o, MODE_COMMAND, err, errlen))
@@ -362,20 +491,35 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 			o->mode = MODE_HELP;
 			return 0;
 		default:
-			if (optopt && strchr("ptCDmsnwrR", optopt))
+			/* getopt_long() names no long option it rejected. */
+			long_name = argv[optind - 1];
+			if (optopt >= OPT_INTERVAL && strchr(long_name, '='))
+				say(err, errlen, "%.*s takes no argument",
+				    (int)strcspn(long_name, "="), long_name);
+			else if (optopt >= OPT_INTERVAL)
+				say(err, errlen, "%s needs an argument", long_name);
+			else if (optopt && strchr("ptPCDmsnwrR", optopt))
 				say(err, errlen, "-%c needs an argument", optopt);
 			else if (optopt)
 				say(err, errlen, "unknown option -%c", optopt);
 			else
-				say(err, errlen, "unknown option %s", argv[optind - 1]);
+				say(err, errlen, "unknown option %s", long_name);
 			return -1;
 		}
 		if (o->command)
 			break;
 	}
 
+	/* --top is a dump of processes unless -D says what. */
+	if (o->top && (o->mode == MODE_NONE || o->mode == MODE_TGID)) {
+		o->mode = MODE_DUMP;
+		o->scope = o->id ? RECOUNT_SCOPE_THREADS : RECOUNT_SCOPE_PROCESSES;
+	}
+	if (o->top && !o->interval)
+		o->interval = 1;
 	if (o->mode == MODE_NONE) {
-		say(err, errlen, "say what to read: -p, -t, -C, -c, -D, -m or -I (--help)");
+		say(err, errlen,
+		    "say what to read: -p, -t, -P, -c, -D, -m, -C, -I or --top (--help)");
 		return -1;
 	}
 	if (o->mode == MODE_COMMAND && !*o->command) {
@@ -391,14 +535,60 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	if ((o->sort || o->limit) && o->mode != MODE_DUMP) {
-		say(err, errlen, "-s and -n go with -D");
+		say(err, errlen, "-s and -n go with -D or --top");
 		return -1;
 	}
-	if (o->sort && table_column(dump_table(o->scope), o->sort) < 0) {
-		char names[256];
+	if (o->sort && table_column(opts_table(o), o->sort) < 0) {
+		char names[512];
 
 		say(err, errlen, "-s: no column '%s'; sort by %s", o->sort,
-		    table_column_names(dump_table(o->scope), names, sizeof(names)));
+		    table_column_names(opts_table(o), names, sizeof(names)));
+		return -1;
+	}
+	if (o->top && o->mode != MODE_DUMP) {
+		say(err, errlen,
+		    "--top shows processes, threads (-t, -D threads) or CPUs (-D cpus)");
+		return -1;
+	}
+	if (o->interval && o->mode != MODE_PID && o->mode != MODE_TGID &&
+	    o->mode != MODE_CPU && o->mode != MODE_DUMP) {
+		say(err, errlen, "--interval goes with -p, -t, -P, -D or --top");
+		return -1;
+	}
+	if (o->count && !o->interval) {
+		say(err, errlen, "--count goes with --interval or --top");
+		return -1;
+	}
+	metrics = o->prometheus ? "--prometheus" : o->openmetrics ? "--openmetrics" : NULL;
+	if (o->json + o->csv + o->openmetrics + o->prometheus > 1) {
+		say(err, errlen, "give only one of --json, --csv, --openmetrics, --prometheus");
+		return -1;
+	}
+	if (o->top && (o->json || o->csv || metrics)) {
+		say(err, errlen,
+		    "--top prints tables; --interval with --json or --csv is for scripts");
+		return -1;
+	}
+	if (metrics && o->interval) {
+		say(err, errlen, "%s gives totals, as counters: the collector computes their rates",
+		    metrics);
+		return -1;
+	}
+	if (metrics && o->mode != MODE_PID && o->mode != MODE_TGID && o->mode != MODE_CPU &&
+	    o->mode != MODE_COMMAND && o->mode != MODE_DUMP) {
+		say(err, errlen, "%s goes with -p, -t, -P, -c or -D", metrics);
+		return -1;
+	}
+	if (o->csv && (o->mode == MODE_INFO || o->mode == MODE_CGROUP)) {
+		say(err, errlen, "--csv goes with tasks and CPUs");
+		return -1;
+	}
+	if (o->append && !o->logfile) {
+		say(err, errlen, "-a goes with -w");
+		return -1;
+	}
+	if (o->mode == MODE_CGROUP && (o->logfile || o->rcvbuf || o->verbose)) {
+		say(err, errlen, "-C prints one line, or JSON: no -w, -r or -v");
 		return -1;
 	}
 	if (o->loop && o->mode != MODE_LISTEN) {
@@ -410,9 +600,21 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 		say(err, errlen, "-d, -i and -q go with -p, -t, -c or -m (no CPUs or dumps)");
 		return -1;
 	}
+	if (o->taskstats && (o->interval || o->csv || metrics)) {
+		say(err, errlen, "-d, -i and -q print totals, as text or JSON");
+		return -1;
+	}
+	if (o->runtime_version && o->mode == MODE_CGROUP) {
+		say(err, errlen, "-R goes with threads and processes, not with -C");
+		return -1;
+	}
 	if (o->runtime_version && (o->mode == MODE_CPU || o->mode == MODE_INFO ||
 				   (o->mode == MODE_DUMP && o->scope == RECOUNT_SCOPE_CPUS))) {
 		say(err, errlen, "-R goes with threads and processes: CPUs have no runtime info");
+		return -1;
+	}
+	if (o->runtime_version && o->interval) {
+		say(err, errlen, "-R prints the runtime struct's totals: not in intervals");
 		return -1;
 	}
 	if (o->runtime_version && o->mode == MODE_LISTEN) {

@@ -14,7 +14,8 @@ enum mode {
 	MODE_NONE,
 	MODE_PID,	/* -p */
 	MODE_TGID,	/* -t */
-	MODE_CPU,	/* -C */
+	MODE_CPU,	/* -P */
+	MODE_CGROUP,	/* -C */
 	MODE_COMMAND,	/* -c */
 	MODE_DUMP,	/* -D */
 	MODE_LISTEN,	/* -m */
@@ -24,17 +25,25 @@ enum mode {
 
 struct opts {
 	enum mode mode;
-	uint32_t id;			/* -p, -t, -C; with -D, -t's tgid */
+	uint32_t id;			/* -p, -t, -P; with -D, -t's tgid */
+	const char *cgroup;		/* -C */
 	char **command;			/* -c */
 	int scope;			/* -D: enum recount_scope */
 	const char *sort;		/* -s */
 	int limit;			/* -n, 0: all */
+	double interval;		/* --interval, seconds; 0: totals once */
+	uint32_t count;			/* --count, 0: until interrupted */
+	bool top;			/* --top */
 	const char *cpumask;		/* -m */
 	bool loop;			/* -l */
 	const char *logfile;		/* -w */
+	bool append;			/* -a */
 	int rcvbuf;			/* -r, bytes; 0: the default */
 	unsigned int taskstats;		/* -d, -i, -q: TS_* */
 	bool json;			/* --json */
+	bool csv;			/* --csv */
+	bool openmetrics;		/* --openmetrics */
+	bool prometheus;		/* --prometheus */
 	int verbose;			/* -v */
 	uint32_t runtime_version;	/* -R */
 };
@@ -63,9 +72,18 @@ int parse_u32(const char *s, uint32_t *v);
 int parse_cpulist(const char *s, char *err, size_t errlen);
 /* A size in bytes, with an optional K, M or G (powers of 1024). */
 int parse_size(const char *s, int *bytes);
+/* Seconds, as "1", "0.2" or "2.5": at least 0.01, at most a day. */
+int parse_interval(const char *s, double *seconds);
+/*
+ * Why the RECOUNT family could not be opened (rc_open()'s @err), in @msg;
+ * the exit status: EXIT_NO_RECOUNT for a kernel without it.
+ */
+int open_error(int err, char *msg, size_t len);
 /* threads, processes, cpus (or their start). Returns the scope or -1. */
 int parse_scope(const char *s);
 /* The table of a dump of @scope: enum table_kind. */
 int dump_table(int scope);
+/* The table of what @o reads (a dump, a query, exits), in intervals or not. */
+int opts_table(const struct opts *o);
 
 #endif /* _GETDELAYS_OPTIONS_H */

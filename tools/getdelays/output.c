@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "output.h"
 
@@ -623,7 +624,12 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 	json_close(j, ']');
 }
 
-static void json_runtime(struct json *j, const char *key, const struct rc_runtime *rt)
+/*
+ * A runtime; its longest waits only where @max_known has their bit: an
+ * interval knows its longest wait only when the task's longest ended in it.
+ */
+static void json_runtime(struct json *j, const char *key, const struct rc_runtime *rt,
+			 unsigned int max_known)
 {
 	static const char *const waits[] = {
 		[RC_WAIT_QUEUE] = "queue", [RC_WAIT_FAULT] = "page_fault",
@@ -643,8 +649,9 @@ static void json_runtime(struct json *j, const char *key, const struct rc_runtim
 	for (i = 0; i < RC_NR_WAITS; i++) {
 		const struct rc_wait_stats *w = &rt->wait[i];
 		struct rc_value v[] = {
-			{ rt->has_waits, w->count }, { rt->has_waits, w->max_ns },
-			{ rt->has_waits, w->max_at_ns },
+			{ rt->has_waits, w->count },
+			{ rt->has_waits && (max_known & 1u << i), w->max_ns },
+			{ rt->has_waits && (max_known & 1u << i), w->max_at_ns },
 		};
 		static const char *const suffix[] = { "count", "max_ns", "max_time_ns" };
 		char key[40];
@@ -728,6 +735,8 @@ static void json_taskstats(struct json *j, const struct ts_shown *ts)
 	json_close(j, '}');
 }
 
+static void json_interval(struct json *j, const struct rc_record *r, const struct out_opts *o);
+
 void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *ts,
 		     const struct out_opts *o)
 {
@@ -775,14 +784,16 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 			json_close(&j, '}');
 		}
 		json_close(&j, ']');
-		json_runtime(&j, "runtime", &r->runtime);
-		json_shares(&j, r, o);
+		json_runtime(&j, "runtime", &r->runtime, r->iv.is ? r->iv.max_in : ~0u);
+		/* Shares of its life; an interval's are in "interval". */
+		if (!r->iv.is)
+			json_shares(&j, r, o);
 	}
 	if (r->type == RC_PROCESS) {
 		json_open(&j, "exited", '{');
 		json_usage(&j, &r->exited, false);
 		json_close(&j, '}');
-		json_runtime(&j, "exited_runtime", &r->exited_runtime);
+		json_runtime(&j, "exited_runtime", &r->exited_runtime, r->iv.is ? 0 : ~0u);
 		if (r->has_children) {
 			json_open(&j, "children", '{');
 			json_usage(&j, &r->children, false);
@@ -790,7 +801,7 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 		} else {
 			json_null(&j, "children");
 		}
-		json_runtime(&j, "children_runtime", &r->children_runtime);
+		json_runtime(&j, "children_runtime", &r->children_runtime, r->iv.is ? 0 : ~0u);
 	}
 	if (r->runtime_struct_len) {
 		json_open(&j, "runtime_struct", '{');
@@ -810,6 +821,8 @@ void out_json_record(FILE *f, const struct rc_record *r, const struct ts_shown *
 	}
 	if (ts && ts->what)
 		json_taskstats(&j, ts);
+	if (r->iv.is)
+		json_interval(&j, r, o);
 	json_close(&j, '}');
 	fputc('\n', f);
 }
@@ -863,7 +876,15 @@ void out_info(FILE *f, const struct rc_info *info, const struct out_opts *o)
 
 /* --- tables --- */
 
-enum col_type { COL_ID, COL_TEXT, COL_NS, COL_COUNT, COL_RATIO, COL_ENERGY, COL_WATTS };
+/*
+ * What a column holds: how it prints, sorts and goes into CSV. A RATIO is a
+ * share, printed in percent; a FACTOR a ratio of counts (CPI, IPC); a CLOCK
+ * the wall-clock time at the end of an interval.
+ */
+enum col_type {
+	COL_ID, COL_TEXT, COL_NS, COL_COUNT, COL_RATIO, COL_FACTOR, COL_ENERGY, COL_WATTS,
+	COL_CLOCK,
+};
 
 struct column {
 	const char *name;	/* for -s */
@@ -1113,7 +1134,7 @@ static const struct column task_columns[] = {
 	COL("time", "TIME", 11, COL_NS, get_time, T_TASKS),
 	COL("user", "USER", 11, COL_NS, get_user, T_TASKS),
 	COL("kernel", "KERNEL", 11, COL_NS, get_kernel, T_TASKS),
-	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_TASKS),
+	COL("cpi", "CPI", 6, COL_FACTOR, get_cpi, T_TASKS),
 	COL("queue", "QUEUE", 11, COL_NS, get_queue, T_TASKS),
 	COL("queue-max", "QUEUE-MAX", 11, COL_NS, get_queue_max, T_TASKS),
 	COL("faults", "FAULTS", 11, COL_NS, get_faults, T_TASKS),
@@ -1141,7 +1162,7 @@ static const struct column cpu_columns[] = {
 	COL("idle", "IDLE", 11, COL_NS, get_idle, T_CPUS),
 	COL("idle-irq", "IDLE-IRQ", 11, COL_NS, get_idle_irq, T_CPUS),
 	COL("busy%", "BUSY%", 6, COL_RATIO, get_busy, T_CPUS),
-	COL("cpi", "CPI", 6, COL_RATIO, get_cpi, T_CPUS),
+	COL("cpi", "CPI", 6, COL_FACTOR, get_cpi, T_CPUS),
 	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_CPUS),
 	COL("idle-energy", "IDLE-ENERGY", 11, COL_ENERGY, get_idle_energy, T_CPUS),
 	COL("power", "POWER", 8, COL_WATTS, get_power, T_CPUS),
@@ -1150,8 +1171,220 @@ static const struct column cpu_columns[] = {
 	{}
 };
 
+/* --- the columns of intervals: shares of the part of it the task lived --- */
+
+static bool iv_share(const struct rc_record *r, const struct rc_value *v, double *d)
+{
+	if (!v->has || !r->iv.span_ns)
+		return false;
+	*d = (double)v->v / r->iv.span_ns;
+	return true;
+}
+
+static bool get_clock(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		      double *d)
+{
+	*u = r->iv.wall_ns;
+	return r->iv.is;
+}
+
+static bool get_cpu_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			  double *d)
+{
+	struct rc_value t = rc_sum(&r->usage.user_ns, &r->usage.kernel_ns);
+
+	return iv_share(r, &t, d);
+}
+
+static bool get_user_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			   double *d)
+{
+	return iv_share(r, &r->usage.user_ns, d);
+}
+
+static bool get_kernel_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			     double *d)
+{
+	return iv_share(r, &r->usage.kernel_ns, d);
+}
+
+static bool get_idle_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			   double *d)
+{
+	return iv_share(r, &r->usage.idle_ns, d);
+}
+
+/* Instructions per cycle, as perf stat prints them. */
+static bool get_ipc_user(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			 double *d)
+{
+	return rc_cpi(&r->usage.user_instructions, &r->usage.user_cycles, d);
+}
+
+static bool get_ipc_kernel(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			   double *d)
+{
+	return rc_cpi(&r->usage.kernel_instructions, &r->usage.kernel_cycles, d);
+}
+
+static bool get_wait_share(const struct rc_record *r, uint64_t ns, double *d)
+{
+	struct rc_value v = { r->runtime.has, ns };
+
+	return iv_share(r, &v, d);
+}
+
+static bool get_queue_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return get_wait_share(r, r->runtime.queue_ns, d);
+}
+
+static bool get_iv_fault_share(const struct rc_record *r, const struct out_opts *o,
+			       uint64_t *u, double *d)
+{
+	return get_wait_share(r, r->runtime.fault_ns, d);
+}
+
+static bool get_iv_lock_share(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			      double *d)
+{
+	return get_wait_share(r, r->runtime.lock_ns, d);
+}
+
+/* The longest wait that ended in the interval, of any kind, if one did. */
+static bool get_longest(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			double *d)
+{
+	int w;
+
+	*u = 0;
+	for (w = 0; w < RC_NR_WAITS; w++)
+		if ((r->iv.max_in & (1 << w)) && r->runtime.wait[w].max_ns > *u)
+			*u = r->runtime.wait[w].max_ns;
+	return r->runtime.has && r->runtime.has_waits && r->iv.max_in;
+}
+
+static bool get_iv_max(const struct rc_record *r, enum rc_wait w, uint64_t *u)
+{
+	*u = r->runtime.wait[w].max_ns;
+	return r->runtime.has && (r->iv.max_in & (1 << w));
+}
+
+static bool get_iv_queue_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			     double *d)
+{
+	return get_iv_max(r, RC_WAIT_QUEUE, u);
+}
+
+static bool get_iv_fault_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			     double *d)
+{
+	return get_iv_max(r, RC_WAIT_FAULT, u);
+}
+
+static bool get_iv_lock_max(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			    double *d)
+{
+	return get_iv_max(r, RC_WAIT_LOCK, u);
+}
+
+/* A CPU's power over the interval: busy and idle energy over its length. */
+static bool get_iv_power(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+			 double *d)
+{
+	struct rc_value e = rc_sum(&r->usage.energy_nj, &r->usage.idle_energy_nj);
+
+	return iv_share(r, &e, d);
+}
+
+static bool get_span(const struct rc_record *r, const struct out_opts *o, uint64_t *u,
+		     double *d)
+{
+	*u = r->iv.span_ns;
+	return r->iv.is;
+}
+
+static const char *text_state(const struct rc_record *r)
+{
+	switch (r->iv.state & (RC_IV_BEGAN | RC_IV_EXITED)) {
+	case RC_IV_BEGAN:
+		return "began";
+	case RC_IV_EXITED:
+		return "exited";
+	case RC_IV_BEGAN | RC_IV_EXITED:
+		return "began,exited";
+	default:
+		return "";
+	}
+}
+
+#define T_THREADS_IV	BIT(TABLE_THREADS_IV)
+#define T_TASKS_IV	(T_THREADS_IV | BIT(TABLE_PROCESSES_IV))
+#define T_CPUS_IV	BIT(TABLE_CPUS_IV)
+#define T_IV		(T_TASKS_IV | T_CPUS_IV)
+
+/*
+ * The columns of interval tables. Shares are of the part of the interval the
+ * task lived (a process's CPU share is the sum of its threads': above 100%
+ * on several CPUs, as pidstat prints it).
+ */
+static const struct column iv_columns[] = {
+	COL("clock", "CLOCK", 8, COL_CLOCK, get_clock, T_IV),
+	COL("pid", "PID", 7, COL_ID, get_pid, T_THREADS_IV),
+	COL("tgid", "TGID", 7, COL_ID, get_tgid, T_TASKS_IV),
+	TEXT("comm", "COMM", -16, text_comm, T_TASKS_IV),
+	COL("cpu", "CPU", 4, COL_ID, get_cpu, T_CPUS_IV),
+	TEXT("kind", "KIND", -11, text_kind, T_CPUS_IV),
+	COL("cpu%", "CPU%", 6, COL_RATIO, get_cpu_share, T_TASKS_IV),
+	COL("user%", "USER%", 6, COL_RATIO, get_user_share, T_IV),
+	COL("kernel%", "KERNEL%", 7, COL_RATIO, get_kernel_share, T_IV),
+	COL("idle%", "IDLE%", 6, COL_RATIO, get_idle_share, T_CPUS_IV),
+	COL("ipc-user", "IPC-U", 6, COL_FACTOR, get_ipc_user, T_IV),
+	COL("ipc-kernel", "IPC-K", 6, COL_FACTOR, get_ipc_kernel, T_IV),
+	COL("queue%", "QUEUE%", 6, COL_RATIO, get_queue_share, T_TASKS_IV),
+	COL("fault%", "FAULT%", 6, COL_RATIO, get_iv_fault_share, T_TASKS_IV),
+	COL("lock%", "LOCK%", 6, COL_RATIO, get_iv_lock_share, T_TASKS_IV),
+	COL("longest", "LONGEST", 11, COL_NS, get_longest, T_TASKS_IV),
+	COL("power", "POWER", 8, COL_WATTS, get_iv_power, T_CPUS_IV),
+	TEXT("state", "STATE", -12, text_state, T_TASKS_IV),
+	COL("time", NULL, 0, COL_NS, get_time, T_IV),
+	COL("user", NULL, 0, COL_NS, get_user, T_IV),
+	COL("kernel", NULL, 0, COL_NS, get_kernel, T_IV),
+	COL("idle", NULL, 0, COL_NS, get_idle, T_CPUS_IV),
+	COL("idle-irq", NULL, 0, COL_NS, get_idle_irq, T_CPUS_IV),
+	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_IV),
+	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_IV),
+	COL("energy", NULL, 0, COL_ENERGY, get_energy, T_IV),
+	COL("idle-energy", NULL, 0, COL_ENERGY, get_idle_energy, T_CPUS_IV),
+	COL("queue", NULL, 0, COL_NS, get_queue, T_TASKS_IV),
+	COL("faults", NULL, 0, COL_NS, get_faults, T_TASKS_IV),
+	COL("locks", NULL, 0, COL_NS, get_locks, T_TASKS_IV),
+	COL("queue-count", NULL, 0, COL_COUNT, get_queue_count, T_TASKS_IV),
+	COL("fault-count", NULL, 0, COL_COUNT, get_fault_count, T_TASKS_IV),
+	COL("lock-count", NULL, 0, COL_COUNT, get_lock_count, T_TASKS_IV),
+	COL("queue-max", NULL, 0, COL_NS, get_iv_queue_max, T_TASKS_IV),
+	COL("fault-max", NULL, 0, COL_NS, get_iv_fault_max, T_TASKS_IV),
+	COL("lock-max", NULL, 0, COL_NS, get_iv_lock_max, T_TASKS_IV),
+	COL("span", NULL, 0, COL_NS, get_span, T_IV),
+	{}
+};
+
+int table_interval(enum table_kind kind)
+{
+	return kind == TABLE_CPUS ? TABLE_CPUS_IV :
+	       kind == TABLE_THREADS ? TABLE_THREADS_IV : TABLE_PROCESSES_IV;
+}
+
+bool table_is_interval(enum table_kind kind)
+{
+	return kind >= TABLE_THREADS_IV;
+}
+
 static const struct column *columns_of(enum table_kind kind)
 {
+	if (table_is_interval(kind))
+		return iv_columns;
 	return kind == TABLE_CPUS ? cpu_columns : task_columns;
 }
 
@@ -1185,9 +1418,16 @@ const char *table_column_names(enum table_kind kind, char *buf, size_t size)
 	return buf;
 }
 
+const char *table_column_name(enum table_kind kind, int col)
+{
+	return columns_of(kind)[col].name;
+}
+
 int table_default_sort(enum table_kind kind)
 {
-	return table_column(kind, kind == TABLE_CPUS ? "cpu" : "time");
+	if (kind == TABLE_CPUS || kind == TABLE_CPUS_IV)
+		return table_column(kind, "cpu");
+	return table_column(kind, table_is_interval(kind) ? "cpu%" : "time");
 }
 
 /* qsort() has no context argument: the sort's, for the comparison. */
@@ -1214,7 +1454,7 @@ static int compare(const void *pa, const void *pb)
 		return ha ? -1 : 1;
 	/* Ids ascending, figures largest first. */
 	sign = c->type == COL_ID ? 1 : -1;
-	if (c->type == COL_RATIO || c->type == COL_WATTS)
+	if (c->type == COL_RATIO || c->type == COL_FACTOR || c->type == COL_WATTS)
 		return da < db ? -sign : da > db ? sign : 0;
 	return ua < ub ? -sign : ua > ub ? sign : 0;
 }
@@ -1227,67 +1467,212 @@ void table_sort(enum table_kind kind, struct rc_record *recs, int n, int col,
 	qsort(recs, n, sizeof(*recs), compare);
 }
 
+/* A line of a table, without the padding of a last column aligned left. */
+static void table_line(FILE *f, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(f, "%.*s\n", (int)len, line);
+}
+
 void table_header(FILE *f, enum table_kind kind)
 {
 	const struct column *c = columns_of(kind);
-	bool first = true;
+	char line[512];
+	size_t len = 0;
 	int i;
 
 	for (i = 0; c[i].name; i++) {
-		if (!c[i].header || !in_table(&c[i], kind))
+		if (!c[i].header || !in_table(&c[i], kind) || len >= sizeof(line))
 			continue;
-		fprintf(f, "%s%*s", first ? "" : " ", c[i].width, c[i].header);
-		first = false;
+		len += snprintf(line + len, sizeof(line) - len, "%s%*s", len ? " " : "",
+				c[i].width, c[i].header);
 	}
-	fputc('\n', f);
+	table_line(f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+}
+
+/* A column's value of @r as the tables print it, "-" when absent. */
+static const char *col_text(char *buf, size_t size, const struct column *c,
+			    const struct rc_record *r, const struct out_opts *o)
+{
+	struct rc_value v = {};
+	double d = 0;
+	time_t t;
+
+	if (c->type == COL_TEXT) {
+		snprintf(buf, size, "%.16s", c->text(r));
+		return buf;
+	}
+	v.has = c->get(r, o, &v.v, &d);
+	switch (c->type) {
+	case COL_ID:
+		return fmt_raw(buf, size, &v);
+	case COL_NS:
+		return fmt_duration(buf, size, &v);
+	case COL_COUNT:
+		return fmt_count(buf, size, &v);
+	case COL_ENERGY:
+		return fmt_energy(buf, size, &v);
+	case COL_RATIO:
+		return fmt_ratio(buf, size, v.has, d * 100, "%.1f");
+	case COL_FACTOR:
+		return fmt_ratio(buf, size, v.has, d, "%.2f");
+	case COL_WATTS:
+		return fmt_ratio(buf, size, v.has, d, "%.3f W");
+	case COL_CLOCK:
+		t = v.v / NSEC_PER_SEC;
+		if (!v.has || !strftime(buf, size, "%H:%M:%S", localtime(&t)))
+			snprintf(buf, size, "-");
+		return buf;
+	default:
+		return "";
+	}
 }
 
 void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 	       const struct out_opts *o)
 {
 	const struct column *c = columns_of(kind);
+	char line[512];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; c[i].name; i++) {
+		char buf[40];
+
+		if (!c[i].header || !in_table(&c[i], kind) || len >= sizeof(line))
+			continue;
+		len += snprintf(line + len, sizeof(line) - len, "%s%*s", len ? " " : "",
+				c[i].width, col_text(buf, sizeof(buf), &c[i], r, o));
+	}
+	table_line(f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+}
+
+/* --- CSV --- */
+
+static void csv_text(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void csv_header(FILE *f, enum table_kind kind)
+{
+	const struct column *c = columns_of(kind);
 	bool first = true;
 	int i;
 
 	for (i = 0; c[i].name; i++) {
-		struct rc_value v = {};
-		double d = 0;
-		char buf[40];
-
-		if (!c[i].header || !in_table(&c[i], kind))
+		if (!in_table(&c[i], kind))
 			continue;
-		if (c[i].type == COL_TEXT) {
-			snprintf(buf, sizeof(buf), "%.16s", c[i].text(r));
-		} else {
-			v.has = c[i].get(r, o, &v.v, &d);
-			switch (c[i].type) {
-			case COL_ID:
-				fmt_raw(buf, sizeof(buf), &v);
-				break;
-			case COL_NS:
-				fmt_duration(buf, sizeof(buf), &v);
-				break;
-			case COL_COUNT:
-				fmt_count(buf, sizeof(buf), &v);
-				break;
-			case COL_ENERGY:
-				fmt_energy(buf, sizeof(buf), &v);
-				break;
-			case COL_RATIO:
-				if (c[i].get == get_cpi)
-					fmt_ratio(buf, sizeof(buf), v.has, d, "%.2f");
-				else
-					fmt_ratio(buf, sizeof(buf), v.has, d * 100, "%.1f");
-				break;
-			case COL_WATTS:
-				fmt_ratio(buf, sizeof(buf), v.has, d, "%.3f W");
-				break;
-			case COL_TEXT:
-				break;
-			}
-		}
-		fprintf(f, "%s%*s", first ? "" : " ", c[i].width, buf);
+		if (!first)
+			fputc(',', f);
+		csv_text(f, c[i].name);
 		first = false;
 	}
 	fputc('\n', f);
+}
+
+void csv_row(FILE *f, enum table_kind kind, const struct rc_record *r,
+	     const struct out_opts *o)
+{
+	const struct column *c = columns_of(kind);
+	bool first = true;
+	int i;
+
+	for (i = 0; c[i].name; i++) {
+		uint64_t u = 0;
+		double d = 0;
+
+		if (!in_table(&c[i], kind))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		if (c[i].type == COL_TEXT) {
+			csv_text(f, c[i].text(r));
+			continue;
+		}
+		if (!c[i].get(r, o, &u, &d))
+			continue;
+		switch (c[i].type) {
+		case COL_RATIO:
+			fprintf(f, "%.3f", d * 100);
+			break;
+		case COL_FACTOR:
+		case COL_WATTS:
+			fprintf(f, "%.6g", d);
+			break;
+		case COL_CLOCK:
+			fprintf(f, "%llu.%03llu", (unsigned long long)(u / NSEC_PER_SEC),
+				(unsigned long long)(u % NSEC_PER_SEC / 1000000));
+			break;
+		default:
+			fprintf(f, "%llu", (unsigned long long)u);
+			break;
+		}
+	}
+	fputc('\n', f);
+}
+
+/*
+ * An interval's record in JSON: its figures are the interval's, and the
+ * "interval" object has its bounds and every column of its table, "cpu%"
+ * as "cpu_percent", "ipc-user" as "ipc_user"; shares in percent.
+ */
+static void json_interval(struct json *j, const struct rc_record *r, const struct out_opts *o)
+{
+	enum table_kind kind = r->type == RC_CPU ? TABLE_CPUS_IV :
+			       r->type == RC_THREAD ? TABLE_THREADS_IV : TABLE_PROCESSES_IV;
+	const struct column *c = iv_columns;
+	int i;
+
+	json_open(j, "interval", '{');
+	json_u64(j, "start_ns", r->iv.t0);
+	json_u64(j, "end_ns", r->iv.t1);
+	json_bool(j, "began", r->iv.state & RC_IV_BEGAN);
+	json_bool(j, "exited", r->iv.state & RC_IV_EXITED);
+	for (i = 0; c[i].name; i++) {
+		char key[40];
+		uint64_t u = 0;
+		double d = 0;
+		bool has;
+		size_t k, n;
+
+		if (!in_table(&c[i], kind) || c[i].type == COL_TEXT || c[i].type == COL_ID)
+			continue;
+		for (k = 0, n = 0; c[i].name[k] && n < sizeof(key) - 9; k++)
+			if (c[i].name[k] == '%')
+				n += sprintf(key + n, "_percent");
+			else
+				key[n++] = c[i].name[k] == '-' ? '_' : c[i].name[k];
+		key[n] = '\0';
+		if (c[i].type == COL_NS)
+			strcat(key, "_ns");
+		else if (c[i].type == COL_ENERGY)
+			strcat(key, "_nj");
+		else if (c[i].type == COL_WATTS)
+			strcat(key, "_w");
+		else if (c[i].type == COL_CLOCK)
+			snprintf(key, sizeof(key), "clock_ns");
+		has = c[i].get(r, o, &u, &d);
+		if (c[i].type == COL_RATIO)
+			json_double(j, key, has, d * 100);
+		else if (c[i].type == COL_FACTOR || c[i].type == COL_WATTS)
+			json_double(j, key, has, d);
+		else if (has)
+			json_u64(j, key, u);
+		else
+			json_null(j, key);
+	}
+	json_close(j, '}');
 }

@@ -61,12 +61,23 @@ enum table_kind {
 	TABLE_PROCESSES,
 	TABLE_CPUS,
 	TABLE_EXITS,
+	/* What happened in an interval (interval.h): shares of it. */
+	TABLE_THREADS_IV,
+	TABLE_PROCESSES_IV,
+	TABLE_CPUS_IV,
 };
+
+/* The interval table of the same things as @kind's. */
+int table_interval(enum table_kind kind);
+/* Whether the table is of an interval's records. */
+bool table_is_interval(enum table_kind kind);
 
 /* The index of column @name in tables of @kind, or -1. */
 int table_column(enum table_kind kind, const char *name);
 /* The names of the columns of @kind, comma-separated, for messages. */
 const char *table_column_names(enum table_kind kind, char *buf, size_t size);
+/* The name of column @col of @kind's table. */
+const char *table_column_name(enum table_kind kind, int col);
 /* The default sort column: CPU time for tasks, the CPU number for CPUs. */
 int table_default_sort(enum table_kind kind);
 /* Sort @recs by column @col: numbers largest first, pids and names ascending. */
@@ -75,6 +86,26 @@ void table_sort(enum table_kind kind, struct rc_record *recs, int n, int col,
 void table_header(FILE *f, enum table_kind kind);
 void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 	       const struct out_opts *o);
+
+/*
+ * CSV: a header of the names of every column of @kind (those -s takes), and
+ * a line per record: ids and figures in raw units (ns, nJ, counts), shares
+ * in percent, the clock of an interval in seconds since the epoch; a field
+ * the kernel does not count is empty. Fields are quoted as RFC 4180 says.
+ */
+void csv_header(FILE *f, enum table_kind kind);
+void csv_row(FILE *f, enum table_kind kind, const struct rc_record *r,
+	     const struct out_opts *o);
+
+/*
+ * The records of a read as OpenMetrics text: one family per metric and type
+ * of record, in base units, with pid, tgid, comm, cpu, kind, mode and wait
+ * labels; "# EOF" at the end. @realtime_off is CLOCK_REALTIME less
+ * CLOCK_BOOTTIME, in ns, to give start times as Unix time. With
+ * @prometheus, Prometheus's text format 0.0.4 instead.
+ */
+void out_openmetrics(FILE *f, const struct rc_record *recs, int n, int64_t realtime_off,
+		     bool prometheus);
 
 /* The taskstats figures of a record, as indented rows. */
 void out_text_taskstats(FILE *f, const struct ts_shown *ts);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 
 #include <linux/netlink.h>
@@ -671,9 +672,18 @@ int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
 {
 	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
 	struct pollfd pfd = { .fd = nl_socket_get_fd(c->sk), .events = POLLIN };
-	struct timespec ts = { timeout_ms / 1000, timeout_ms % 1000 * 1000000L };
+	struct timespec ts, end;
 	struct nl_cb *cb;
 	int err;
+
+	/* The wait ends @timeout_ms from now, however many records came. */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += timeout_ms % 1000 * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
 
 	cb = nl_cb_clone(nl_socket_get_cb(c->sk));
 	if (!cb)
@@ -682,6 +692,15 @@ int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
 	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec = end.tv_sec - ts.tv_sec;
+		ts.tv_nsec = end.tv_nsec - ts.tv_nsec;
+		if (ts.tv_nsec < 0) {
+			ts.tv_sec--;
+			ts.tv_nsec += 1000000000L;
+		}
+		if (ts.tv_sec < 0)
+			ts = (struct timespec){};
 		err = ppoll(&pfd, 1, timeout_ms < 0 ? NULL : &ts, sigmask);
 		if (err < 0) {
 			err = -errno;
@@ -776,6 +795,7 @@ int ts_decode(struct nlattr *attrs, int len, struct ts_record *rec)
 
 struct ts_request {
 	struct ts_record *rec;
+	struct cgroupstats *cg;		/* a CGROUPSTATS_CMD_GET's reply */
 	void (*fn)(const struct ts_record *rec, void *arg);
 	void *arg;
 	int error, decoded;
@@ -789,6 +809,18 @@ static int ts_on_valid(struct nl_msg *msg, void *arg)
 	struct nlattr *a;
 	int rem;
 
+	if (req->cg) {
+		nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+			size_t n = nla_len(a);
+
+			if (nla_type(a) != CGROUPSTATS_TYPE_CGROUP_STATS)
+				continue;
+			/* Older kernels send less, newer more: keep what both know. */
+			memcpy(req->cg, nla_data(a), n < sizeof(*req->cg) ? n : sizeof(*req->cg));
+			req->decoded++;
+		}
+		return NL_OK;
+	}
 	if (!req->fn) {
 		if (!ts_decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->rec))
 			req->decoded++;
@@ -815,6 +847,7 @@ static int ts_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 static int ts_transact(struct ts_client *t, int attr, const void *data, int len,
 		       struct ts_request *req)
 {
+	int cmd = req->cg ? CGROUPSTATS_CMD_GET : TASKSTATS_CMD_GET;
 	struct nl_msg *msg = nlmsg_alloc();
 	struct nl_cb *cb;
 	int err;
@@ -822,7 +855,7 @@ static int ts_transact(struct ts_client *t, int attr, const void *data, int len,
 	if (!msg)
 		return -ENOMEM;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, t->family, 0, 0,
-			 TASKSTATS_CMD_GET, TASKSTATS_VERSION) ||
+			 cmd, TASKSTATS_VERSION) ||
 	    nla_put(msg, attr, len, data) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
@@ -853,6 +886,19 @@ int ts_get(struct ts_client *t, uint32_t id, bool tgid, struct ts_record *rec)
 
 	err = ts_transact(t, tgid ? TASKSTATS_CMD_ATTR_TGID : TASKSTATS_CMD_ATTR_PID,
 			  &id, sizeof(id), &req);
+	if (!err && !req.decoded)
+		return -EPROTO;
+	return err;
+}
+
+int ts_cgroup(struct ts_client *t, int fd, struct cgroupstats *stats)
+{
+	struct ts_request req = { .cg = stats };
+	uint32_t v = fd;
+	int err;
+
+	memset(stats, 0, sizeof(*stats));
+	err = ts_transact(t, CGROUPSTATS_CMD_ATTR_FD, &v, sizeof(v), &req);
 	if (!err && !req.decoded)
 		return -EPROTO;
 	return err;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/recount.h>
+#include <linux/cgroupstats.h>
 #include <linux/taskstats.h>
 
 struct nl_sock;
@@ -62,6 +63,21 @@ struct rc_runtime {
 	struct rc_wait_stats wait[RC_NR_WAITS];
 };
 
+/* What an interval's record covers (interval.h). */
+enum rc_iv_state {
+	RC_IV_BEGAN = 1 << 0,	/* it began in the interval */
+	RC_IV_EXITED = 1 << 1,	/* it exited in the interval */
+};
+
+struct rc_interval {
+	bool is;		/* the figures are an interval's, not totals */
+	uint8_t state;		/* RC_IV_* */
+	uint8_t max_in;		/* BIT(enum rc_wait): that longest wait ended in it */
+	uint64_t t0, t1;	/* the reads: CLOCK_BOOTTIME, ns */
+	uint64_t span_ns;	/* the part of t0..t1 the task or CPU lived */
+	int64_t wall_ns;	/* t1 as CLOCK_REALTIME, for the clock column */
+};
+
 /* What a record is of. */
 enum rc_type {
 	RC_THREAD,
@@ -94,6 +110,8 @@ struct rc_record {
 	bool is_exit;
 	uint32_t exit_code;
 	uint64_t exit_time, missed;
+	/* Not decoded: set by interval.c when the figures are an interval's. */
+	struct rc_interval iv;
 };
 
 /* What the kernel counts: RECOUNT_CMD_GET_INFO. */
@@ -161,8 +179,8 @@ int rc_get_rcvbuf(struct rc_client *c);
 int rc_listen(struct rc_client *c, const char *cpulist, bool reg);
 
 /*
- * Wait up to @timeout_ms (-1: forever) for exit records, calling @fn for
- * each. Returns 1 if @fn stopped, 0 on timeout, or a negative errno: -EINTR
+ * Wait up to @timeout_ms in all (-1: forever) for exit records, calling @fn
+ * for each. Returns 1 if @fn stopped, 0 on timeout, or a negative errno: -EINTR
  * if a signal came. @sigmask, if not NULL, is the signal mask while waiting,
  * as for ppoll(): a caller that blocks the signals it stops on and lets them
  * in only here sees each one, whenever it came.
@@ -208,6 +226,12 @@ int ts_open(struct ts_client *t);
 void ts_close(struct ts_client *t);
 /* Get the taskstats of a thread (@tgid false) or process. */
 int ts_get(struct ts_client *t, uint32_t id, bool tgid, struct ts_record *rec);
+/*
+ * The tasks of the cgroup (v1) whose directory @fd is open, by state
+ * (CGROUPSTATS_CMD_GET). Returns 0, or -EINVAL if @fd is no cgroup v1
+ * directory, or another negative errno.
+ */
+int ts_cgroup(struct ts_client *t, int fd, struct cgroupstats *stats);
 /* Register for the exit records of @cpulist. */
 int ts_listen(struct ts_client *t, const char *cpulist);
 /* Take the exit records that arrived, without waiting; @fn for each. */

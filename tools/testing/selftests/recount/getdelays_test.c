@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * recount: tools/getdelays against the real kernel, in every mode: queries
- * of threads, processes and CPUs, command mode, dumps, listener mode with a
- * cpumask, taskstats figures, JSON, and its errors and exit codes.
+ * of threads, processes and CPUs, command mode, dumps, intervals, the top
+ * view, listener mode with a cpumask and its log, cgroups, taskstats
+ * figures, JSON, CSV and OpenMetrics, and its errors and exit codes.
  *
  * getdelays is built next to this test (TEST_GEN_PROGS_EXTENDED); $GETDELAYS
  * names another one.
@@ -12,6 +13,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 
@@ -255,12 +258,12 @@ TEST_F(recount, query_process_and_cpu)
 	EXPECT_NE(NULL, json_member(r->out, "exited", &len));
 	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"process\""));
 
-	ASSERT_EQ(0, GETDELAYS(r, "--json", "-C", "0")) TH_LOG("%s", r->err);
+	ASSERT_EQ(0, GETDELAYS(r, "--json", "-P", "0")) TH_LOG("%s", r->err);
 	ASSERT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
 	EXPECT_NE(NULL, strstr(r->out, "\"type\":\"cpu\""));
 	EXPECT_TRUE(json_member_u64(r->out, "idle_time_ns", &v) && v > 0);
 
-	ASSERT_EQ(0, GETDELAYS(r, "-C", "0")) TH_LOG("%s", r->err);
+	ASSERT_EQ(0, GETDELAYS(r, "-P", "0")) TH_LOG("%s", r->err);
 	EXPECT_NE(NULL, strstr(r->out, "cpu 0 (")) TH_LOG("%s", r->out);
 	EXPECT_NE(NULL, strstr(r->out, "\n  idle "));
 
@@ -277,7 +280,7 @@ TEST_F(recount, query_process_and_cpu)
 TEST_F(recount, command_mode)
 {
 	struct run *r = new_run();
-	unsigned long long v, own = 0;
+	unsigned long long v = 0, own = 0;
 	const char *children;
 	char *copy;
 	size_t len;
@@ -298,6 +301,23 @@ TEST_F(recount, command_mode)
 	EXPECT_GT(v, own) TH_LOG("%s", r->out);
 	free(copy);
 	EXPECT_NE(NULL, json_member(r->out, "children_runtime", &len));
+
+	/*
+	 * As time(1): the command and what its children consumed. The shell
+	 * runs a as a child, and execs b, its last command: one loop is the
+	 * children's, the other the process's own.
+	 */
+	EXPECT_EQ(0, GETDELAYS(r, "--json", "-c", "sh", "-c",
+			       "sh -c 'i=0; while [ $i -lt 9000 ]; do i=$((i+1)); done'; "
+			       "sh -c 'i=0; while [ $i -lt 9000 ]; do i=$((i+1)); done'"));
+	children = json_member(r->out, "children", &len);
+	ASSERT_NE(NULL, children) TH_LOG("%s", r->out);
+	copy = strndup(children, len);
+	EXPECT_TRUE(json_member_u64(copy, "time_ns", &v)) TH_LOG("%s", copy);
+	EXPECT_TRUE(json_member_u64(r->out, "time_ns", &own));
+	EXPECT_GT(v, own / 4) TH_LOG("%s", r->out);
+	EXPECT_GT(own, v / 4) TH_LOG("%s", r->out);
+	free(copy);
 
 	EXPECT_EQ(0, GETDELAYS(r, "-c", "sh", "-c", "sh -c true; true"));
 	EXPECT_NE(NULL, strstr(r->out, " reaped children")) TH_LOG("%s", r->out);
@@ -647,8 +667,18 @@ TEST_F(recount, errors)
 
 	EXPECT_EQ(3, GETDELAYS(r, "-p", "4194304"));
 	EXPECT_NE(NULL, strstr(r->err, "thread 4194304: no such thread")) TH_LOG("%s", r->err);
-	EXPECT_EQ(3, GETDELAYS(r, "-C", "99999"));
+	EXPECT_EQ(3, GETDELAYS(r, "-P", "99999"));
 	EXPECT_NE(NULL, strstr(r->err, "cpu 99999")) TH_LOG("%s", r->err);
+	/* Each error is one line. */
+	EXPECT_EQ(3, GETDELAYS(r, "--interval", "0.1", "-p", "4194304"));
+	EXPECT_STREQ("getdelays: thread 4194304: no such thread\n", r->err);
+	EXPECT_EQ(1, GETDELAYS(r, "--interval", "0", "-p", "1"));
+	EXPECT_STREQ("getdelays: --interval: '0' is not a number of seconds from 0.01 to 86400\n",
+		     r->err);
+	EXPECT_EQ(1, GETDELAYS(r, "--frobnicate"));
+	EXPECT_STREQ("getdelays: unknown option --frobnicate\n", r->err);
+	EXPECT_EQ(3, GETDELAYS(r, "-C", "/nonexistent/cgroup"));
+	EXPECT_STREQ("getdelays: cgroup /nonexistent/cgroup: No such file or directory\n", r->err);
 	EXPECT_EQ(1, GETDELAYS(r, "-m", "1-"));
 	EXPECT_NE(NULL, strstr(r->err, "not a CPU list")) TH_LOG("%s", r->err);
 	snprintf(beyond, sizeof(beyond), "%d", get_nprocs_conf() + 100);
@@ -667,6 +697,313 @@ TEST_F(recount, errors)
 
 	EXPECT_EQ(0, GETDELAYS(r, "--help"));
 	EXPECT_NE(NULL, strstr(r->out, "Exit status:"));
+	free(r);
+}
+
+/* A thread busy half of every 20 ms, until told to stop. */
+static atomic_bool half_stop;
+
+static void *half_busy(void *arg)
+{
+	struct timespec next, now;
+
+	__atomic_store_n((pid_t *)arg, gettid(), __ATOMIC_RELEASE);
+	while (!atomic_load(&half_stop)) {
+		long long busy_until;
+
+		/* 10 ms busy from when it woke, then asleep to 20 ms after. */
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		busy_until = next.tv_sec * 1000000000LL + next.tv_nsec + 10000000;
+		do
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		while (now.tv_sec * 1000000000LL + now.tv_nsec < busy_until);
+		next.tv_nsec += 20000000;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return NULL;
+}
+
+/* The @col-th comma-separated field of a CSV line, as a number. */
+static double csv_field(const char *line, int col)
+{
+	while (col-- && line)
+		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+	return line ? atof(line) : -1;
+}
+
+/*
+ * Intervals: a thread busy half the time shows about 50% CPU in each
+ * interval; CSV has a header and a line per interval.
+ */
+TEST_F(recount, interval_of_a_half_busy_thread)
+{
+	struct run *r = new_run();
+	const char *line;
+	pid_t tid = 0;
+	pthread_t t;
+	char id[16];
+	int n = 0;
+
+	atomic_store(&half_stop, false);
+	ASSERT_EQ(0, pthread_create(&t, NULL, half_busy, &tid));
+	while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(100000);
+	EXPECT_EQ(0, GETDELAYS(r, "--interval", "0.2", "--count", "5", "--csv", "-p",
+			       num(id, tid))) TH_LOG("%s", r->err);
+	atomic_store(&half_stop, true);
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, strncmp(r->out, "clock,pid,tgid,comm,cpu%,user%,", 31)) TH_LOG("%s", r->out);
+	for (line = strchr(r->out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		double cpu = csv_field(line + 1, 4);
+
+		n++;
+		EXPECT_EQ(tid, (pid_t)csv_field(line + 1, 1));
+		EXPECT_TRUE(cpu >= 40 && cpu <= 60)
+			TH_LOG("interval %d: %.1f%% CPU\n%s", n, cpu, r->out);
+	}
+	EXPECT_EQ(5, n) TH_LOG("%s", r->out);
+
+	/* The same as a table. */
+	EXPECT_EQ(0, GETDELAYS(r, "--interval", "0.1", "--count", "2", "-p", num(id, getpid())))
+		TH_LOG("%s", r->err);
+	EXPECT_EQ(0, strncmp(r->out, "   CLOCK     PID    TGID COMM               CPU%", 47))
+		TH_LOG("%s", r->out);
+	free(r);
+}
+
+/* A thread that exits when its pipe is written to. */
+struct exiter {
+	pid_t tid;
+	int pipe[2];
+};
+
+static void *exit_when_told(void *arg)
+{
+	struct exiter *e = arg;
+	char c;
+
+	__atomic_store_n(&e->tid, gettid(), __ATOMIC_RELEASE);
+	if (read(e->pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * A thread that exits while it is watched: its last interval comes from its
+ * exit record, marked exited, and getdelays says it is gone.
+ */
+TEST_F(recount, interval_ends_with_the_exit)
+{
+	struct run *r = new_run();
+	struct exiter e = {};
+	char id[16], want[64];
+	char *const argv[] = { "getdelays", "--json", "--interval", "0.2", "--count", "100",
+			       "-p", id, NULL };
+	pthread_t t;
+
+	ASSERT_EQ(0, pipe(e.pipe));
+	ASSERT_EQ(0, pthread_create(&t, NULL, exit_when_told, &e));
+	while (!__atomic_load_n(&e.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	num(id, e.tid);
+	ASSERT_EQ(0, start(r, argv));
+	/* Its first interval is out: it is watching, and listening. */
+	EXPECT_TRUE(wait_out(r, "\"interval\"")) TH_LOG("%s", r->err);
+	ASSERT_EQ(1, write(e.pipe[1], "x", 1));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	close(e.pipe[0]);
+	close(e.pipe[1]);
+	snprintf(want, sizeof(want), "getdelays: thread %d exited\n", e.tid);
+	EXPECT_STREQ(want, r->err);
+	EXPECT_GE(json_lines(r->out), 1) TH_LOG("%s", r->out);
+	/* The last line: exited, with its figures, from the exit record. */
+	EXPECT_NE(NULL, strstr(r->out, "\"exited\":true,")) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(r->out, "\"exit\":{\"code\":")) TH_LOG("%s", r->out);
+	free(r);
+}
+
+/* The top view in batch mode: a spinning process comes first. */
+TEST_F(recount, top_lists_a_spinner_first)
+{
+	struct run *r = new_run();
+	const char *last, *row;
+	pid_t spinner;
+
+	spinner = fork();
+	ASSERT_GE(spinner, 0);
+	if (!spinner)
+		for (;;)
+			;
+	EXPECT_EQ(0, GETDELAYS(r, "--top", "--interval", "0.3", "--count", "2", "-n", "5"))
+		TH_LOG("%s", r->err);
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	/* Two tables, each under its title; the last one's first row. */
+	last = strstr(r->out, "getdelays --top - ");
+	ASSERT_NE(NULL, last) TH_LOG("%s", r->out);
+	last = strstr(last + 1, "getdelays --top - ");
+	ASSERT_NE(NULL, last) TH_LOG("%s", r->out);
+	EXPECT_NE(NULL, strstr(last, " processes, ")) TH_LOG("%s", r->out);
+	row = strchr(strchr(last, '\n') + 1, '\n');
+	ASSERT_NE(NULL, row) TH_LOG("%s", r->out);
+	EXPECT_EQ(spinner, (pid_t)strtol(row + 10, NULL, 10)) TH_LOG("%s", r->out);
+	free(r);
+}
+
+/* CSV and OpenMetrics of totals. */
+TEST_F(recount, csv_and_openmetrics)
+{
+	struct run *r = new_run();
+	char id[16], want[64];
+
+	ASSERT_EQ(0, GETDELAYS(r, "--csv", "-D", "threads", "-t", num(id, getpid())))
+		TH_LOG("%s", r->err);
+	EXPECT_EQ(0, strncmp(r->out, "pid,tgid,comm,time,user,kernel,cpi,", 35))
+		TH_LOG("%s", r->out);
+	snprintf(want, sizeof(want), "\n%d,%d,getdelays_test,", getpid(), getpid());
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+
+	ASSERT_EQ(0, GETDELAYS(r, "--openmetrics", "-t", id)) TH_LOG("%s", r->err);
+	EXPECT_EQ(0, strncmp(r->out, "# TYPE recount_process_cpu_seconds counter\n", 43))
+		TH_LOG("%s", r->out);
+	snprintf(want, sizeof(want), "\nrecount_process_cpu_seconds_total{tgid=\"%d\",", getpid());
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	EXPECT_EQ(0, strcmp(r->out + strlen(r->out) - 6, "# EOF\n")) TH_LOG("%s", r->out);
+	free(r);
+}
+
+static int file_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Wait until @path has a line; false after 10 s. */
+static bool wait_lines(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 1000 && file_lines(path) <= 0; i++)
+		usleep(10000);
+	return file_lines(path) > 0;
+}
+
+/* -w appends with -a, and opens its file again on SIGHUP (logrotate). */
+TEST_F(recount, log_appends_and_reopens_on_sighup)
+{
+	struct run *r = new_run();
+	char file[] = "/tmp/getdelays-log-XXXXXX", rotated[64];
+	char *const argv[] = { "getdelays", "-m", "0", "-l", "-w", file, "-a", NULL };
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(file);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(6, write(fd, "first\n", 6));
+	close(fd);
+	snprintf(rotated, sizeof(rotated), "%s.1", file);
+	ASSERT_EQ(0, start(r, argv));
+	ASSERT_TRUE(wait_for(r, "listening"));
+	exit_on(0, 0);
+	/* -a kept the line that was there. */
+	for (fd = 0; fd < 1000 && file_lines(file) < 2; fd++)
+		usleep(10000);
+	EXPECT_GE(file_lines(file), 2);
+	f = fopen(file, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ('f', fgetc(f));
+	fclose(f);
+	/* logrotate: move the file away, then SIGHUP. */
+	ASSERT_EQ(0, rename(file, rotated));
+	kill(r->pid, SIGHUP);
+	usleep(100000);
+	exit_on(0, 0);
+	EXPECT_TRUE(wait_lines(file)) TH_LOG("%s", r->err);
+	kill(r->pid, SIGINT);
+	EXPECT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	unlink(file);
+	unlink(rotated);
+	free(r);
+}
+
+/* The state letter of /proc/PID/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : 0;
+}
+
+/*
+ * -C: a cgroup's tasks by state, from taskstats' cgroupstats, on a v1
+ * hierarchy of no controller; a directory of no cgroup is refused.
+ */
+TEST_F(recount, cgroup_path)
+{
+	struct run *r = new_run();
+	char dir[] = "/tmp/getdelays-cg-XXXXXX", group[64], procs[80], pid[16];
+	pid_t sleeper;
+	int fd;
+
+	EXPECT_EQ(3, GETDELAYS(r, "-C", "/tmp"));
+	EXPECT_STREQ("getdelays: cgroup /tmp: not in a cgroup v1 hierarchy\n", r->err);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	if (mount("cgroup", dir, "cgroup", 0, "none,name=getdelays_test")) {
+		rmdir(dir);
+		free(r);
+		SKIP(return, "no cgroup v1 hierarchy: %s (CONFIG_CGROUPS=n?)", strerror(errno));
+	}
+	snprintf(group, sizeof(group), "%s/a", dir);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", group);
+	ASSERT_EQ(0, mkdir(group, 0755));
+	sleeper = fork();
+	ASSERT_GE(sleeper, 0);
+	if (!sleeper) {
+		pause();
+		_exit(0);
+	}
+	fd = open(procs, O_WRONLY);
+	ASSERT_GE(fd, 0);
+	num(pid, sleeper);
+	EXPECT_EQ((ssize_t)strlen(pid), write(fd, pid, strlen(pid)));
+	close(fd);
+	/* Until it sleeps in pause(). */
+	for (fd = 0; fd < 1000 && proc_state(sleeper) != 'S'; fd++)
+		usleep(10000);
+	EXPECT_EQ(0, GETDELAYS(r, "-C", group)) TH_LOG("%s", r->err);
+	EXPECT_STREQ("sleeping 1, blocked 0, running 0, stopped 0, uninterruptible 0\n", r->out);
+	EXPECT_EQ(0, GETDELAYS(r, "--json", "-C", group)) TH_LOG("%s", r->err);
+	EXPECT_EQ(1, json_lines(r->out)) TH_LOG("%s", r->out);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	rmdir(group);
+	umount(dir);
+	rmdir(dir);
 	free(r);
 }
 
