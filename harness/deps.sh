@@ -7,6 +7,7 @@
 pkgs=(linux-source-6.12 make gcc bc flex bison libelf-dev libssl-dev cpio
       kmod rsync ccache git python3 python3-yaml python3-jsonschema perl
       python3-ply python3-git python3-docutils python3-prometheus-client
+      groff-base bsdextrautils
       qemu-system-x86 qemu-system-arm busybox-static
       libnl-3-dev libnl-genl-3-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -60,7 +60,7 @@ else
 	echo "not ok 0 - getdelays.8 renders without a warning"; sed 's/^/#   /' <<<"$warn"
 	status=1
 fi
-text=$(LC_ALL=C groff -man -Tascii "$man" 2>/dev/null | col -b)
+text=$(LC_ALL=C groff -man -Tascii "$man" 2>/dev/null | col -b) || true
 missing=$(grep -oE '^"  (-[a-zA-Z], )?--[a-z-]+|^"      --[a-z-]+|^"  -c COMMAND' \
 		"$TREE/tools/getdelays/options.c" | grep -oE -- '--[a-z-]+|-[a-zA-Z]' | sort -u |
 	  while read -r opt; do grep -qF -- "$opt" <<<"$text" || echo "$opt"; done)

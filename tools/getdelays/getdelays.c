@@ -68,12 +68,18 @@ static int open_log(struct ctx *x, bool append)
 	return 0;
 }
 
+/* After a SIGHUP: open the log again. On failure, keep writing the old one. */
+static void reopen_log(struct ctx *x)
+{
+	if (x->log && atomic_exchange_explicit(&reopen, false, memory_order_relaxed))
+		open_log(x, true);
+}
+
 static void log_record(struct ctx *x, const struct rc_record *r, const struct ts_shown *ts)
 {
 	if (!x->log)
 		return;
-	if (atomic_exchange_explicit(&reopen, false, memory_order_relaxed))
-		open_log(x, true);	/* on failure, keep writing the old one */
+	reopen_log(x);
 	out_json_record(x->log, r, ts, &x->out);
 	fflush(x->log);
 }
@@ -246,6 +252,9 @@ static int run_command(struct ctx *x)
 		fprintf(stderr, "getdelays: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	/* As time(1): ^C and ^\\ are the command's; the report still comes. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	memset(&info, 0, sizeof(info));
 	if (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0) {
 		perror("getdelays: waitid");
@@ -475,8 +484,11 @@ static int listen_exits(struct ctx *x)
 		err = rc_receive(&x->c, -1, &wait_mask, on_exit_record, &l);
 		if (err == 1)
 			break;
-		if (err == -EINTR)
+		if (err == -EINTR) {
+			/* A SIGHUP: let go of the rotated file now. */
+			reopen_log(x);
 			continue;
+		}
 		if (err < 0) {
 			fprintf(stderr, "getdelays: receiving: %s\n", strerror(-err));
 			ret = EXIT_ERROR;
@@ -612,6 +624,7 @@ static int read_now(struct intervals *iv, struct snapshot *s)
 			err = snapshot_add(s, &rec) ? -ENOMEM : 0;
 	}
 	/* The middle of the read: a dump of many tasks takes a while. */
+	s->begin = t;
 	s->at = t + (boottime_ns() - t) / 2;
 	snapshot_sort(s);
 	return err;
@@ -747,7 +760,7 @@ static int run_intervals(struct ctx *x)
 {
 	struct intervals iv = { .x = x, .kind = opts_table(&x->o) };
 	sigset_t old_mask, wait_mask;
-	uint64_t start, step = x->o.interval * 1e9;
+	uint64_t start, now, step = x->o.interval * 1e9;
 	int err, ret = EXIT_OK;
 	unsigned int nr;
 
@@ -765,10 +778,23 @@ static int run_intervals(struct ctx *x)
 	for (nr = 1; !x->o.count || nr <= x->o.count; nr++) {
 		bool gone;
 
+		/*
+		 * After a stop (SIGSTOP) or reads slower than the interval,
+		 * skip the ticks that passed rather than print them at once.
+		 */
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now > start + nr * step)
+			start += (now - start - (nr - 1) * step) / step * step;
 		wait_until(&iv, start + nr * step, &wait_mask);
 		if (atomic_load_explicit(&stop, memory_order_relaxed))
 			break;
 		err = read_now(&iv, &iv.cur);
+		/* A pid that came back is another task: the one watched exited. */
+		if (!err && x->o.mode != MODE_DUMP && iv.cur.n == 1 && iv.prev.n == 1 &&
+		    iv_compare(&iv.cur.recs[0], &iv.prev.recs[0])) {
+			iv.cur.n = 0;
+			err = -ESRCH;
+		}
 		/* The thread or process read, or whose threads are dumped, exited. */
 		gone = err == -ESRCH && x->o.mode != MODE_CPU &&
 		       (x->o.mode != MODE_DUMP || x->o.id);

@@ -64,11 +64,19 @@ const struct rc_record *iv_find(const struct snapshot *s, const struct rc_record
 	return s->n ? bsearch(rec, s->recs, s->n, sizeof(*s->recs), compare) : NULL;
 }
 
-/* @now less @prev: absent if either is, or if it went backwards. */
+/*
+ * @now less @prev: absent if either is, or if it went backwards. An exit
+ * record can be a little behind a read that caught its task exiting (in
+ * the kernel after it was taken): there, nothing more happened, 0.
+ */
+static bool clamp_exit;
+
 static void sub_value(struct rc_value *d, const struct rc_value *prev)
 {
-	d->has = d->has && prev->has && d->v >= prev->v;
-	d->v = d->has ? d->v - prev->v : 0;
+	bool back = d->v < prev->v;
+
+	d->has = d->has && prev->has && (!back || clamp_exit);
+	d->v = d->has && !back ? d->v - prev->v : 0;
 }
 
 static void sub_usage(struct rc_usage *d, const struct rc_usage *prev)
@@ -104,9 +112,9 @@ static void sub_kinds(struct rc_record *d, const struct rc_record *prev)
 
 static void sub_u64(uint64_t *d, uint64_t prev, bool *ok)
 {
-	if (*d < prev)
+	if (*d < prev && !clamp_exit)
 		*ok = false;
-	*d -= prev;
+	*d = *d < prev ? 0 : *d - prev;
 }
 
 static uint8_t sub_runtime(struct rc_runtime *d, const struct rc_runtime *prev)
@@ -164,6 +172,7 @@ int iv_delta(const struct rc_record *prev, const struct rc_record *now, uint64_t
 		d->iv.state |= RC_IV_BEGAN;
 		d->iv.max_in = whole_runtime(&d->runtime);
 	} else {
+		clamp_exit = now->is_exit;
 		sub_usage(&d->usage, &prev->usage);
 		sub_usage(&d->exited, &prev->exited);
 		sub_usage(&d->children, &prev->children);
@@ -172,6 +181,7 @@ int iv_delta(const struct rc_record *prev, const struct rc_record *now, uint64_t
 		sub_runtime(&d->exited_runtime, &prev->exited_runtime);
 		sub_runtime(&d->children_runtime, &prev->children_runtime);
 		d->has_children = d->has_children && prev->has_children;
+		clamp_exit = false;
 	}
 	if (now->is_exit)
 		d->iv.state |= RC_IV_EXITED;
@@ -203,7 +213,8 @@ bool iv_active(const struct rc_record *d)
 	const struct rc_usage *u = &d->usage;
 	const struct rc_runtime *rt = &d->runtime;
 
-	return d->iv.state || (u->user_ns.has && u->user_ns.v) ||
+	/* A CPU's row says how idle it was, too. */
+	return d->type == RC_CPU || d->iv.state || (u->user_ns.has && u->user_ns.v) ||
 	       (u->kernel_ns.has && u->kernel_ns.v) ||
 	       (rt->has && (rt->queue_ns || rt->fault_ns || rt->lock_ns));
 }
@@ -217,9 +228,13 @@ int iv_build(const struct snapshot *prev, const struct snapshot *cur, struct sna
 	int i, err = 0;
 
 	rows->n = 0;
-	for (i = 0; i < cur->n; i++)
-		if (!iv_delta(iv_find(prev, &cur->recs[i]), &cur->recs[i], t0, t1, &d))
+	for (i = 0; i < cur->n; i++) {
+		const struct rc_record *p = iv_find(prev, &cur->recs[i]);
+
+		/* What began since the first read began: a dump takes a while. */
+		if (!iv_delta(p, &cur->recs[i], p ? t0 : prev->begin, t1, &d))
 			err |= snapshot_add(rows, &d);
+	}
 	snapshot_sort(exits);
 	for (i = 0; i < prev->n; i++) {
 		const struct rc_record *p = &prev->recs[i], *e;
@@ -242,7 +257,7 @@ int iv_build(const struct snapshot *prev, const struct snapshot *cur, struct sna
 			continue;
 		}
 		/* It began and exited in the interval. */
-		if (!iv_find(prev, e) && !iv_delta(NULL, e, t0, t1, &d))
+		if (!iv_find(prev, e) && !iv_delta(NULL, e, prev->begin, t1, &d))
 			err |= snapshot_add(rows, &d);
 	}
 	snapshot_free(exits);

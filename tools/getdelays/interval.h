@@ -13,6 +13,7 @@ struct snapshot {
 	struct rc_record *recs;
 	int n, size;
 	uint64_t at;		/* when it was read: CLOCK_BOOTTIME, ns */
+	uint64_t begin;		/* when the read began (a dump takes a while) */
 };
 
 /* Add a copy of @rec. Returns 0 or -1 out of memory. */

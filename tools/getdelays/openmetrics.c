@@ -57,7 +57,10 @@ static size_t label_value(char *buf, size_t size, const char *s)
 	return n;
 }
 
-/* The labels that say whose a sample is. */
+/*
+ * The labels that say whose a sample is, as user space names them: a
+ * thread's tid and its process's pid (the kernel's pid and tgid).
+ */
 static void labels_of(char *buf, size_t size, const struct rc_record *r)
 {
 	char comm[2 * sizeof(r->comm) + 1];
@@ -65,10 +68,10 @@ static void labels_of(char *buf, size_t size, const struct rc_record *r)
 	label_value(comm, sizeof(comm), r->comm);
 	switch (r->type) {
 	case RC_THREAD:
-		snprintf(buf, size, "pid=\"%u\",tgid=\"%u\",comm=\"%s\"", r->pid, r->tgid, comm);
+		snprintf(buf, size, "tid=\"%u\",pid=\"%u\",comm=\"%s\"", r->pid, r->tgid, comm);
 		break;
 	case RC_PROCESS:
-		snprintf(buf, size, "tgid=\"%u\",comm=\"%s\"", r->tgid, comm);
+		snprintf(buf, size, "pid=\"%u\",comm=\"%s\"", r->tgid, comm);
 		break;
 	case RC_CPU:
 		snprintf(buf, size, "cpu=\"%u\",kind=\"%s\"", r->cpu,

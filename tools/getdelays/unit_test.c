@@ -315,6 +315,7 @@ static void snap(struct snapshot *s, uint64_t at, const struct rc_record *recs, 
 
 	memset(s, 0, sizeof(*s));
 	s->at = at;
+	s->begin = at;
 	for (i = 0; i < n; i++)
 		snapshot_add(s, &recs[i]);
 	snapshot_sort(s);
@@ -440,6 +441,20 @@ static void test_interval(void)
 		check(!iv_delta(&cp, &cn, 10 * SEC, 11 * SEC, &d) && d.iv.span_ns == SEC &&
 		      d.usage.idle_ns.v == 3 * SEC / 4 && iv_active(&d),
 		      "a CPU's interval: busy a quarter, idle three quarters");
+		check(!iv_delta(&cp, &cp, 10 * SEC, 11 * SEC, &d) && iv_active(&d),
+		      "an idle CPU's row is shown: it says how idle it was");
+	}
+	/* An exit record a little behind the read before: nothing more, 0. */
+	{
+		struct rc_record before = task(108, 1 * SEC, SEC), ex = before;
+
+		ex.usage.kernel_ns.v -= 1000;
+		ex.is_exit = true;
+		ex.exit_time = 10 * SEC + 1;
+		check(!iv_delta(&before, &ex, 10 * SEC, 11 * SEC, &d) &&
+		      d.usage.kernel_ns.has && d.usage.kernel_ns.v == 0 &&
+		      d.usage.user_ns.has && d.usage.user_ns.v == 0 && d.runtime.has,
+		      "an exit record behind the last read: 0, not absent");
 	}
 	snapshot_free(&prev);
 	snapshot_free(&cur);
@@ -1211,7 +1226,7 @@ static void test_openmetrics(void)
 	char *out = capture(print_openmetrics, NULL);
 	const char *path = getenv("OPENMETRICS_OUT");
 	/* Escaped as the format says: quote, backslash, newline. */
-	const char *labels = "pid=\"101\",tgid=\"100\",comm=\"a\\\"b\\\\c\\nd\"";
+	const char *labels = "tid=\"101\",pid=\"100\",comm=\"a\\\"b\\\\c\\nd\"";
 	const char *p;
 	FILE *f;
 
@@ -1224,12 +1239,12 @@ static void test_openmetrics(void)
 	      "a counter in seconds, exact, with escaped labels:\n%s", out);
 	check(strstr(out, joined("\nrecount_thread_cycles_total{", labels,
 				 ",mode=\"kernel\"} 2000000\n", NULL)) &&
-	      !strstr(out, "cycles_total{pid=\"102\""),
+	      !strstr(out, "cycles_total{tid=\"102\""),
 	      "cycles where counted, absent where not:\n%s", out);
 	check(strstr(out, joined("\nrecount_thread_wait_longest_seconds{", labels,
 				 ",wait=\"lock\"} 0.000001500\n", NULL)),
 	      "the longest wait: a gauge in seconds:\n%s", out);
-	check(strstr(out, joined("\nrecount_thread_start_time_seconds{pid=\"102\",tgid=\"100\",",
+	check(strstr(out, joined("\nrecount_thread_start_time_seconds{tid=\"102\",pid=\"100\",",
 				 "comm=\"w?(rker\"} 1700000001.000000000\n", NULL)),
 	      "start time as Unix time; a name's bytes that are not ASCII as ?:\n%s", out);
 	check(strstr(out, joined("\nrecount_cpu_cpu_seconds_total{cpu=\"2\",kind=\"efficiency\",",
