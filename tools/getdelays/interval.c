@@ -69,28 +69,26 @@ const struct rc_record *iv_find(const struct snapshot *s, const struct rc_record
  * record can be a little behind a read that caught its task exiting (in
  * the kernel after it was taken): there, nothing more happened, 0.
  */
-static bool clamp_exit;
-
-static void sub_value(struct rc_value *d, const struct rc_value *prev)
+static void sub_value(struct rc_value *d, const struct rc_value *prev, bool clamp)
 {
 	bool back = d->v < prev->v;
 
-	d->has = d->has && prev->has && (!back || clamp_exit);
+	d->has = d->has && prev->has && (!back || clamp);
 	d->v = d->has && !back ? d->v - prev->v : 0;
 }
 
-static void sub_usage(struct rc_usage *d, const struct rc_usage *prev)
+static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clamp)
 {
-	sub_value(&d->user_ns, &prev->user_ns);
-	sub_value(&d->kernel_ns, &prev->kernel_ns);
-	sub_value(&d->idle_ns, &prev->idle_ns);
-	sub_value(&d->user_cycles, &prev->user_cycles);
-	sub_value(&d->kernel_cycles, &prev->kernel_cycles);
-	sub_value(&d->user_instructions, &prev->user_instructions);
-	sub_value(&d->kernel_instructions, &prev->kernel_instructions);
-	sub_value(&d->energy_nj, &prev->energy_nj);
-	sub_value(&d->idle_energy_nj, &prev->idle_energy_nj);
-	sub_value(&d->idle_irq_ns, &prev->idle_irq_ns);
+	sub_value(&d->user_ns, &prev->user_ns, clamp);
+	sub_value(&d->kernel_ns, &prev->kernel_ns, clamp);
+	sub_value(&d->idle_ns, &prev->idle_ns, clamp);
+	sub_value(&d->user_cycles, &prev->user_cycles, clamp);
+	sub_value(&d->kernel_cycles, &prev->kernel_cycles, clamp);
+	sub_value(&d->user_instructions, &prev->user_instructions, clamp);
+	sub_value(&d->kernel_instructions, &prev->kernel_instructions, clamp);
+	sub_value(&d->energy_nj, &prev->energy_nj, clamp);
+	sub_value(&d->idle_energy_nj, &prev->idle_energy_nj, clamp);
+	sub_value(&d->idle_irq_ns, &prev->idle_irq_ns, clamp);
 	/* A figure of the interval is inexact if it was so at either read. */
 	d->inexact |= prev->inexact;
 }
@@ -100,24 +98,24 @@ static void sub_usage(struct rc_usage *d, const struct rc_usage *prev)
  * the first read is absent from that read's record: it had nothing on it,
  * and the interval's figures of that kind are the second read's.
  */
-static void sub_kinds(struct rc_record *d, const struct rc_record *prev)
+static void sub_kinds(struct rc_record *d, const struct rc_record *prev, bool clamp)
 {
 	int i, j;
 
 	for (i = 0; i < d->nr_kinds; i++)
 		for (j = 0; j < prev->nr_kinds; j++)
 			if (prev->per_kind[j].kind == d->per_kind[i].kind)
-				sub_usage(&d->per_kind[i], &prev->per_kind[j]);
+				sub_usage(&d->per_kind[i], &prev->per_kind[j], clamp);
 }
 
-static void sub_u64(uint64_t *d, uint64_t prev, bool *ok)
+static void sub_u64(uint64_t *d, uint64_t prev, bool clamp, bool *ok)
 {
-	if (*d < prev && !clamp_exit)
+	if (*d < prev && !clamp)
 		*ok = false;
 	*d = *d < prev ? 0 : *d - prev;
 }
 
-static uint8_t sub_runtime(struct rc_runtime *d, const struct rc_runtime *prev)
+static uint8_t sub_runtime(struct rc_runtime *d, const struct rc_runtime *prev, bool clamp)
 {
 	uint8_t max_in = 0;
 	bool ok = true;
@@ -127,10 +125,10 @@ static uint8_t sub_runtime(struct rc_runtime *d, const struct rc_runtime *prev)
 		d->has = false;
 		return 0;
 	}
-	sub_u64(&d->cpu_ns, prev->cpu_ns, &ok);
-	sub_u64(&d->queue_ns, prev->queue_ns, &ok);
-	sub_u64(&d->fault_ns, prev->fault_ns, &ok);
-	sub_u64(&d->lock_ns, prev->lock_ns, &ok);
+	sub_u64(&d->cpu_ns, prev->cpu_ns, clamp, &ok);
+	sub_u64(&d->queue_ns, prev->queue_ns, clamp, &ok);
+	sub_u64(&d->fault_ns, prev->fault_ns, clamp, &ok);
+	sub_u64(&d->lock_ns, prev->lock_ns, clamp, &ok);
 	d->has_waits = d->has_waits && prev->has_waits;
 	for (w = 0; w < RC_NR_WAITS; w++) {
 		/* A new longest wait ended after the first read. */
@@ -139,7 +137,7 @@ static uint8_t sub_runtime(struct rc_runtime *d, const struct rc_runtime *prev)
 		else
 			d->wait[w] = (struct rc_wait_stats){ .count = d->wait[w].count };
 		if (d->has_waits)
-			sub_u64(&d->wait[w].count, prev->wait[w].count, &ok);
+			sub_u64(&d->wait[w].count, prev->wait[w].count, clamp, &ok);
 	}
 	d->has = d->has && ok;
 	return d->has ? max_in : 0;
@@ -161,6 +159,8 @@ int iv_delta(const struct rc_record *prev, const struct rc_record *now, uint64_t
 	     uint64_t t1, struct rc_record *d)
 {
 	uint64_t begin = t0, end = now->is_exit ? now->exit_time : t1;
+	/* An exit record behind the read before: nothing more happened. */
+	bool clamp = now->is_exit;
 
 	*d = *now;
 	d->iv = (struct rc_interval){ .is = true, .t0 = t0, .t1 = t1 };
@@ -172,16 +172,14 @@ int iv_delta(const struct rc_record *prev, const struct rc_record *now, uint64_t
 		d->iv.state |= RC_IV_BEGAN;
 		d->iv.max_in = whole_runtime(&d->runtime);
 	} else {
-		clamp_exit = now->is_exit;
-		sub_usage(&d->usage, &prev->usage);
-		sub_usage(&d->exited, &prev->exited);
-		sub_usage(&d->children, &prev->children);
-		sub_kinds(d, prev);
-		d->iv.max_in = sub_runtime(&d->runtime, &prev->runtime);
-		sub_runtime(&d->exited_runtime, &prev->exited_runtime);
-		sub_runtime(&d->children_runtime, &prev->children_runtime);
+		sub_usage(&d->usage, &prev->usage, clamp);
+		sub_usage(&d->exited, &prev->exited, clamp);
+		sub_usage(&d->children, &prev->children, clamp);
+		sub_kinds(d, prev, clamp);
+		d->iv.max_in = sub_runtime(&d->runtime, &prev->runtime, clamp);
+		sub_runtime(&d->exited_runtime, &prev->exited_runtime, clamp);
+		sub_runtime(&d->children_runtime, &prev->children_runtime, clamp);
 		d->has_children = d->has_children && prev->has_children;
-		clamp_exit = false;
 	}
 	if (now->is_exit)
 		d->iv.state |= RC_IV_EXITED;
