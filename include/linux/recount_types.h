@@ -26,16 +26,25 @@ enum recount_level {
 /* The kinds of CPUs, enum recount_kind of <uapi/linux/recount.h>. */
 #define RECOUNT_NR_KINDS	2
 
+/*
+ * The PMU events a user may choose beyond cycles and instructions
+ * (kernel/recount/pmu.c): each takes a counter per level it counts on every
+ * CPU, and 16 bytes of every usage.
+ */
+#define RECOUNT_NR_EVENTS	2
+
 /**
  * struct recount_metrics - what is counted at one level
  * @time: time on CPU, in nanoseconds
  * @cycles: CPU cycles
  * @instructions: instructions retired
+ * @event: the chosen events, of the usage's @event_gen
  */
 struct recount_metrics {
 	u64 time;
 	u64 cycles;
 	u64 instructions;
+	u64 event[RECOUNT_NR_EVENTS];
 };
 
 /**
@@ -44,11 +53,14 @@ struct recount_metrics {
  * @energy: energy, in nanojoules, whatever the level
  * @inexact: RECOUNT_INEXACT_* bits of the metrics that missed part of what
  *	they should have counted (counters not running); sticky
+ * @event_gen: the generation of the chosen events its event counts belong
+ *	to; a usage of an older one counted none of today's
  */
 struct recount_usage {
 	struct recount_metrics level[RECOUNT_NR_LEVELS];
 	u64 energy;
 	u32 inexact;
+	u32 event_gen;
 };
 
 /**

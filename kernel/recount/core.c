@@ -126,12 +126,13 @@ static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time
 
 /*
  * A thread that left its process (recount_thread_exit()) charges its
- * process's exited usage too: @time and @energy, or the counts of @d.
- * Called with @t's write section open; the caller holds the process's
- * exited_lock.
+ * process's exited usage too: @time and @energy, the counts of @d, or those
+ * of @ed. Called with @t's write section open; the caller holds the
+ * process's exited_lock.
  */
 static void recount_exited_add(struct task_struct *t, unsigned int kind, const u64 *time,
-			       u64 energy, const struct recount_delta *d)
+			       u64 energy, const struct recount_delta *d,
+			       const struct recount_event_delta *ed)
 {
 	struct recount_process *p = &t->signal->recount;
 
@@ -140,6 +141,8 @@ static void recount_exited_add(struct task_struct *t, unsigned int kind, const u
 		recount_usage_add_time(&p->exited[kind], time, energy);
 	if (d)
 		recount_usage_add_counts(&p->exited[kind], d);
+	if (ed)
+		recount_usage_add_events(&p->exited[kind], ed);
 	write_seqcount_end(&p->exited_seq);
 }
 
@@ -169,6 +172,32 @@ static __always_inline void recount_exiting_unlock(struct task_struct *t, bool l
 static bool recount_may_start;
 
 /*
+ * The chosen events' part of an accounting point, from their counters read
+ * in @snap, as recount_account_counts() does for cycles and instructions:
+ * what they counted since the CPU's last accounting point, in @d, is added
+ * to @prev and the CPU. Returns false if there is nothing to add: no @prev,
+ * or a CPU that counts no event (it has no PMU, its generation may be
+ * old: it must not start a track's generation again).
+ */
+static noinline bool recount_account_events(struct recount_cpu *rc, struct task_struct *prev,
+					    const struct recount_event_snap *snap,
+					    struct recount_event_delta *d)
+{
+	bool add = false;
+
+	if (prev) {
+		recount_event_delta(&rc->esnap, snap, d);
+		add = d->counted || d->inexact;
+	}
+	if (add) {
+		recount_usage_add_events(&rc->usage, d);
+		recount_usage_add_events(&prev->recount.kind[rc->kind], d);
+	}
+	rc->esnap = *snap;
+	return add;
+}
+
+/*
  * The counters' part of an accounting point, where recount uses the PMU:
  * read them, and add what they counted since the CPU's last accounting
  * point to @prev and the CPU (or drop it, if the CPU idled or starts: then
@@ -182,17 +211,30 @@ static noinline void recount_account_counts(struct recount_cpu *rc, struct task_
 	 * not.
 	 */
 	struct recount_delta d __uninitialized;
+	struct recount_event_snap esnap __uninitialized;
+	struct recount_event_delta ed __uninitialized;
+	bool events = false;
 	struct recount_snap snap;
 
+	/*
+	 * The chosen events right after cycles and instructions, by the same
+	 * instructions every time: an event that counts what one of them
+	 * does counts what it does in every interval, at both levels.
+	 */
 	recount_pmu_read(&snap);
+	if (static_branch_unlikely(&recount_events_key))
+		recount_events_read(&esnap);
 	if (prev) {
 		recount_counts_delta(&rc->snap, &snap, &d);
 		recount_usage_add_counts(&rc->usage, &d);
 		recount_usage_add_counts(&prev->recount.kind[rc->kind], &d);
-		if (unlikely(prev->recount.released))
-			recount_exited_add(prev, rc->kind, NULL, 0, &d);
 	}
 	rc->snap = snap;
+	if (static_branch_unlikely(&recount_events_key))
+		events = recount_account_events(rc, prev, &esnap, &ed);
+	/* In one section: a reader of the process sees both of one point. */
+	if (prev && unlikely(prev->recount.released))
+		recount_exited_add(prev, rc->kind, NULL, 0, &d, events ? &ed : NULL);
 }
 
 /*
@@ -272,7 +314,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		recount_usage_add_time(&rc->usage, time, energy);
 		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
 		if (unlikely(prev->recount.released))
-			recount_exited_add(prev, rc->kind, time, energy, NULL);
+			recount_exited_add(prev, rc->kind, time, energy, NULL, NULL);
 	} else if (prev_state == RECOUNT_CPU_IDLE) {
 		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
 		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
@@ -1019,7 +1061,7 @@ EXPORT_SYMBOL_IF_KUNIT(recount_cpu_read);
  * recount_metrics_supported() - which metrics recount counts
  *
  * Return: RECOUNT_METRIC_* bits: time always; cycles and instructions with
- * counters; energy with an energy source.
+ * counters, and the chosen events if some are; energy with an energy source.
  */
 u32 recount_metrics_supported(void)
 {
@@ -1029,6 +1071,10 @@ u32 recount_metrics_supported(void)
 		metrics |= RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS;
 	if (recount_energy_source() != RECOUNT_ENERGY_SOURCE_NONE)
 		metrics |= RECOUNT_METRIC_ENERGY;
+	rcu_read_lock();
+	if (recount_pmu_supported() && rcu_dereference(recount_events)->nr)
+		metrics |= RECOUNT_METRIC_EVENTS;
+	rcu_read_unlock();
 	return metrics;
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_metrics_supported);

@@ -89,6 +89,41 @@ struct recount_delta {
 };
 
 /**
+ * struct recount_event_snap - a CPU's counters of the chosen events
+ * @count: their values, per event and level (0 at a level not counted)
+ * @gen: the generation of the events the CPU counts
+ * @tried: bit i: the CPU counts event i
+ * @valid: bit i: every counter of event i was read
+ */
+struct recount_event_snap {
+	u64 count[RECOUNT_NR_EVENTS][RECOUNT_NR_LEVELS];
+	u32 gen;
+	u8 tried;
+	u8 valid;
+};
+
+/**
+ * struct recount_event_delta - what the chosen events counted in an interval
+ * @count: per event and level
+ * @gen: the generation of the events
+ * @counted: bit i: event i was read at both ends
+ * @inexact: RECOUNT_INEXACT_EVENT_* bits of the events that were not
+ */
+struct recount_event_delta {
+	u64 count[RECOUNT_NR_EVENTS][RECOUNT_NR_LEVELS];
+	u32 gen;
+	u8 counted;
+	u32 inexact;
+};
+
+/* The inexact bit of chosen event @i, and of them all. */
+#define RECOUNT_INEXACT_EVENT(i)	(RECOUNT_INEXACT_EVENT_0 << (i))
+#define RECOUNT_INEXACT_EVENTS		(RECOUNT_INEXACT_EVENT(RECOUNT_NR_EVENTS) - \
+					 RECOUNT_INEXACT_EVENT_0)
+static_assert(RECOUNT_INEXACT_EVENT(1) == RECOUNT_INEXACT_EVENT_1);
+static_assert(RECOUNT_NR_EVENTS == 2);
+
+/**
  * enum recount_cpu_state - what a CPU has been doing since its last
  *	accounting point
  * @RECOUNT_CPU_OFF: unknown, because recount was off or the CPU offline;
@@ -132,6 +167,7 @@ enum recount_cpu_state {
  * @frac: fractions of a nanosecond carried to the next accounting point,
  *	2^-32 ns, per level, for idle and for interrupts while idle
  * @snap: the CPU's PMU counters at its last accounting point
+ * @esnap: its counters of the chosen events then
  * @usage: what ran on the CPU, per level
  * @idle_time: time the CPU spent idle, in nanoseconds
  * @idle_energy: energy the CPU used while idle, in nanojoules
@@ -151,6 +187,7 @@ struct recount_cpu {
 	u64 factor;
 	u32 frac[RECOUNT_NR_FRACS];
 	struct recount_snap snap;
+	struct recount_event_snap esnap;
 	struct recount_usage usage;
 	u64 idle_time;
 	u64 idle_energy;
@@ -355,6 +392,84 @@ static inline void recount_usage_add_counts(struct recount_usage *usage,
 }
 
 /**
+ * recount_usage_start_events() - start a usage's counts of new chosen events
+ * @usage: the usage, of a track being written or not
+ * @gen: the generation of the events
+ *
+ * The counts of the generation before are dropped, and their inexact flags.
+ */
+static inline void recount_usage_start_events(struct recount_usage *usage, u32 gen)
+{
+	int l, e;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		for (e = 0; e < RECOUNT_NR_EVENTS; e++)
+			WRITE_ONCE(usage->level[l].event[e], 0);
+	WRITE_ONCE(usage->inexact, usage->inexact & ~RECOUNT_INEXACT_EVENTS);
+	WRITE_ONCE(usage->event_gen, gen);
+}
+
+/**
+ * recount_usage_add_events() - add what the chosen events counted to a
+ *	usage, inside a write section
+ * @usage: the usage of a track being written
+ * @delta: what they counted, and which could not be read
+ *
+ * A usage of an older generation starts from zero.
+ */
+static inline void recount_usage_add_events(struct recount_usage *usage,
+					    const struct recount_event_delta *delta)
+{
+	u64 *count;
+	int l, e;
+
+	if (unlikely(usage->event_gen != delta->gen))
+		recount_usage_start_events(usage, delta->gen);
+	for (e = 0; e < RECOUNT_NR_EVENTS; e++) {
+		if (!(delta->counted & BIT(e)))
+			continue;
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+			count = &usage->level[l].event[e];
+			WRITE_ONCE(*count, *count + delta->count[e][l]);
+		}
+	}
+	if (unlikely(delta->inexact & ~usage->inexact))
+		WRITE_ONCE(usage->inexact, usage->inexact | delta->inexact);
+}
+
+/**
+ * recount_event_delta() - what the chosen events counted between two
+ *	snapshots of a CPU's counters
+ * @prev: the snapshot at the start
+ * @now: the snapshot at the end
+ * @delta: set whole
+ *
+ * An event read at both ends counted the difference; one the CPU counts
+ * but could not read at either end counted nothing and is inexact; one the
+ * CPU did not count at either end (it was starting) is neither.
+ */
+static inline void recount_event_delta(const struct recount_event_snap *prev,
+				       const struct recount_event_snap *now,
+				       struct recount_event_delta *delta)
+{
+	u8 tried = now->tried & prev->tried;
+	int l, e;
+
+	delta->gen = now->gen;
+	if (prev->gen != now->gen)
+		tried = 0;
+	delta->counted = tried & now->valid & prev->valid;
+	delta->inexact = 0;
+	for (e = 0; e < RECOUNT_NR_EVENTS; e++) {
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+			delta->count[e][l] = delta->counted & BIT(e) ?
+					     now->count[e][l] - prev->count[e][l] : 0;
+		if ((tried & ~delta->counted) & BIT(e))
+			delta->inexact |= RECOUNT_INEXACT_EVENT(e);
+	}
+}
+
+/**
  * recount_usage_add() - add a delta to a usage, inside a write section
  * @usage: the usage of a track being written
  * @delta: the delta
@@ -375,15 +490,18 @@ static inline void recount_usage_add(struct recount_usage *usage,
 static __always_inline void recount_usage_copy(struct recount_usage *dst,
 					       const struct recount_usage *src)
 {
-	int l;
+	int l, e;
 
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		dst->level[l].time = READ_ONCE(src->level[l].time);
 		dst->level[l].cycles = READ_ONCE(src->level[l].cycles);
 		dst->level[l].instructions = READ_ONCE(src->level[l].instructions);
+		for (e = 0; e < RECOUNT_NR_EVENTS; e++)
+			dst->level[l].event[e] = READ_ONCE(src->level[l].event[e]);
 	}
 	dst->energy = READ_ONCE(src->energy);
 	dst->inexact = READ_ONCE(src->inexact);
+	dst->event_gen = READ_ONCE(src->event_gen);
 }
 
 /**
@@ -394,23 +512,37 @@ static __always_inline void recount_usage_copy(struct recount_usage *dst,
 static inline void recount_usage_sum(struct recount_usage *dst,
 				     const struct recount_usage *src)
 {
-	int l;
+	u32 events = RECOUNT_INEXACT_EVENTS;
+	int l, e;
 
+	/*
+	 * Event counts of two generations never add up: the newer stay. 0 is
+	 * the oldest: that of a usage never charged with events.
+	 */
+	if (dst->event_gen != src->event_gen) {
+		if (!src->event_gen ||
+		    (dst->event_gen && (s32)(src->event_gen - dst->event_gen) < 0))
+			events = 0;
+		else
+			recount_usage_start_events(dst, src->event_gen);
+	}
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		dst->level[l].time += src->level[l].time;
 		dst->level[l].cycles += src->level[l].cycles;
 		dst->level[l].instructions += src->level[l].instructions;
+		for (e = 0; events && e < RECOUNT_NR_EVENTS; e++)
+			dst->level[l].event[e] += src->level[l].event[e];
 	}
 	dst->energy += src->energy;
-	dst->inexact |= src->inexact;
+	dst->inexact |= src->inexact & (~RECOUNT_INEXACT_EVENTS | events);
 }
 
 /**
  * recount_usage_drop_counts() - leave a usage's PMU counts out
  * @u: the usage, not a track
  *
- * Its cycles and instructions go, flagged inexact: what they were must not
- * be read by whoever reads @u.
+ * Its cycles, instructions and chosen events go, flagged inexact: what they
+ * were must not be read by whoever reads @u.
  */
 static inline void recount_usage_drop_counts(struct recount_usage *u)
 {
@@ -419,8 +551,10 @@ static inline void recount_usage_drop_counts(struct recount_usage *u)
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		u->level[l].cycles = 0;
 		u->level[l].instructions = 0;
+		memset(u->level[l].event, 0, sizeof(u->level[l].event));
 	}
-	u->inexact |= RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS;
+	u->inexact |= RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS |
+		      RECOUNT_INEXACT_EVENTS;
 }
 
 /**
@@ -530,6 +664,7 @@ struct genl_family;
 struct genl_info;
 struct pid_namespace;
 struct sk_buff;
+struct netlink_ext_ack;
 extern struct genl_family recount_nl_family;
 
 /**
@@ -603,16 +738,23 @@ enum recount_pmu_ready {
 };
 
 /*
- * The counters of a CPU: cycles and instructions, per level. @ready, an
- * enum recount_pmu_ready, is set once they are created, and cleared before
- * the first is released: creating and releasing counters sleeps, and the
+ * The counters of a CPU: cycles and instructions, per level, and the first
+ * @nr_events chosen events (of generation @event_gen) at the levels of
+ * @event_levels (bit i: enum recount_level i). @ready, an enum
+ * recount_pmu_ready, is set once they are created, and cleared before the
+ * first is released: creating and releasing counters sleeps, and the
  * accounting points of the CPU's threads meanwhile must not read some
- * counters but not others.
+ * counters but not others. @held: how many of them the PMU scheduled.
  */
 struct recount_pmu {
 	u8 ready;
+	u8 nr_events;
+	u8 held;
+	u8 event_levels[RECOUNT_NR_EVENTS];
+	u32 event_gen;
 	struct perf_event *cycles[RECOUNT_NR_LEVELS];
 	struct perf_event *instructions[RECOUNT_NR_LEVELS];
+	struct perf_event *event[RECOUNT_NR_EVENTS][RECOUNT_NR_LEVELS];
 };
 
 DECLARE_PER_CPU(struct recount_pmu, recount_pmus);
@@ -675,6 +817,76 @@ static __always_inline void recount_pmu_read(struct recount_snap *snap)
 				 &snap->counts[RECOUNT_LEVEL_KERNEL].instructions))
 		snap->valid = RECOUNT_SNAP_PMU;
 }
+
+/**
+ * recount_events_read() - read the local CPU's counters of the chosen events
+ * @snap: the snapshot, set whole but for the counts of events not counted
+ *
+ * As recount_pmu_read(), for the chosen events: an event is read if the CPU
+ * counts it, valid if every one of its counters was read.
+ */
+static __always_inline void recount_events_read(struct recount_event_snap *snap)
+{
+	struct recount_pmu *pmu = this_cpu_ptr(&recount_pmus);
+	int cpu = smp_processor_id(), e, l;
+	struct perf_event *event;
+	bool ok;
+
+	snap->gen = pmu->event_gen;
+	snap->tried = 0;
+	snap->valid = 0;
+	if (READ_ONCE(pmu->ready) == RECOUNT_PMU_NONE)
+		return;
+	for (e = 0; e < pmu->nr_events; e++) {
+		ok = true;
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+			snap->count[e][l] = 0;
+			if (!(pmu->event_levels[e] & BIT(l)))
+				continue;
+			event = pmu->event[e][l];
+			ok = ok && event && recount_pmu_read_one(event, cpu, &snap->count[e][l]);
+		}
+		snap->tried |= BIT(e);
+		if (ok)
+			snap->valid |= BIT(e);
+	}
+}
+
+/**
+ * struct recount_event_spec - a chosen PMU event
+ * @type: what @config is, an enum recount_event_type
+ * @mode: where it is counted, an enum recount_event_mode: bit i is level i
+ * @config: the event
+ */
+struct recount_event_spec {
+	u32 type;
+	u32 mode;
+	u64 config;
+};
+
+static_assert(BIT(RECOUNT_LEVEL_USER) == RECOUNT_EVENT_MODE_USER);
+static_assert(BIT(RECOUNT_LEVEL_KERNEL) == RECOUNT_EVENT_MODE_KERNEL);
+static_assert((BIT(RECOUNT_LEVEL_USER) | BIT(RECOUNT_LEVEL_KERNEL)) == RECOUNT_EVENT_MODE_ALL);
+
+/**
+ * struct recount_event_set - the chosen PMU events
+ * @rcu: frees a set replaced by another
+ * @gen: its generation: every set gets a new one
+ * @nr: how many events
+ * @event: the events
+ */
+struct recount_event_set {
+	struct rcu_head rcu;
+	u32 gen;
+	u32 nr;
+	struct recount_event_spec event[RECOUNT_NR_EVENTS];
+};
+
+DECLARE_STATIC_KEY_FALSE(recount_events_key);
+extern struct recount_event_set __rcu *recount_events;
+int recount_events_choose(const struct recount_event_spec *spec, unsigned int nr,
+			  const struct sk_buff *skb, struct netlink_ext_ack *extack);
+unsigned int recount_pmu_held(void);
 
 int recount_pmu_start(void);
 void recount_pmu_stop(void);

@@ -169,22 +169,71 @@ u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu)
 	return recount_nl_perf_refused(skb, cpu);
 }
 
-/* The most a usage nest takes: every metric, idle time, energy and irq time, kind. */
+/*
+ * The most a usage nest takes: every metric, idle time, energy and irq time,
+ * kind, and a nest per chosen event.
+ */
 static size_t recount_nl_usage_size(void)
 {
 	return nla_total_size(0) + 10 * nla_total_size_64bit(sizeof(u64)) +
-	       2 * nla_total_size(sizeof(u32));
+	       2 * nla_total_size(sizeof(u32)) +
+	       RECOUNT_NR_EVENTS * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
+				    2 * nla_total_size_64bit(sizeof(u64)));
+}
+
+/*
+ * The counts of the chosen events of @set, a nest each: those of @usage if
+ * they belong to @set's generation, else none (0) was counted in it.
+ */
+static void *recount_nl_put_events(void *pos, const struct recount_event_set *set,
+				   bool upmu, bool kpmu, const struct recount_usage *usage)
+{
+	bool counted = usage->event_gen == set->gen;
+	const struct recount_metrics *m;
+	int e, l;
+	void *nest;
+
+	for (e = 0; e < set->nr; e++) {
+		nest = pos;
+		pos = recount_nl_nest(nest, RECOUNT_A_USAGE_EVENT);
+		pos = recount_nl_u32(pos, RECOUNT_A_EVENT_INDEX, e);
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+			if (!(set->event[e].mode & BIT(l)) ||
+			    !(l == RECOUNT_LEVEL_USER ? upmu : kpmu))
+				continue;
+			m = &usage->level[l];
+			pos = recount_nl_u64(pos, l == RECOUNT_LEVEL_USER ? RECOUNT_A_EVENT_USER :
+					     RECOUNT_A_EVENT_KERNEL,
+					     counted ? m->event[e] : 0, RECOUNT_A_EVENT_PAD);
+		}
+		pos = recount_nl_nest_end(nest, pos);
+	}
+	return pos;
+}
+
+/* The inexact flags of @usage, those of chosen events only of @set's. */
+static u32 recount_nl_inexact(const struct recount_usage *usage,
+			      const struct recount_event_set *set)
+{
+	u32 events = 0;
+
+	if (set && usage->event_gen == set->gen)
+		events = RECOUNT_INEXACT_EVENT(set->nr) - RECOUNT_INEXACT_EVENT_0;
+	return usage->inexact & (~RECOUNT_INEXACT_EVENTS | events);
 }
 
 /*
  * Write @usage in a nest of type @attr: the metrics this kernel counts and no
  * others, less those @withheld, @kind if not negative, and @idle (its time and
- * energy, and the time its CPU handled interrupts while idle) if given.
+ * energy, and the time its CPU handled interrupts while idle) if given; the
+ * chosen events of @set if given.
  */
 static void *recount_nl_put_usage(void *pos, int attr, u32 metrics, u32 withheld,
 				  const struct recount_usage *usage, int kind,
-				  const struct recount_cpu_usage *idle)
+				  const struct recount_cpu_usage *idle,
+				  const struct recount_event_set *set)
 {
+	u32 inexact = recount_nl_inexact(usage, set);
 	const struct recount_metrics *user = &usage->level[RECOUNT_LEVEL_USER];
 	const struct recount_metrics *kernel = &usage->level[RECOUNT_LEVEL_KERNEL];
 	bool upmu = !(withheld & RECOUNT_WITHHELD_USER_PMU);
@@ -219,10 +268,12 @@ static void *recount_nl_put_usage(void *pos, int attr, u32 metrics, u32 withheld
 			pos = recount_nl_usage_u64(pos, RECOUNT_A_USAGE_IDLE_ENERGY,
 						   idle->idle_energy);
 	}
-	if (usage->inexact)
-		pos = recount_nl_u32(pos, RECOUNT_A_USAGE_INEXACT, usage->inexact);
+	if (inexact)
+		pos = recount_nl_u32(pos, RECOUNT_A_USAGE_INEXACT, inexact);
 	if (kind >= 0)
 		pos = recount_nl_u32(pos, RECOUNT_A_USAGE_KIND, kind);
+	if (set)
+		pos = recount_nl_put_events(pos, set, upmu, kpmu, usage);
 	return recount_nl_nest_end(nest, pos);
 }
 
@@ -230,8 +281,11 @@ static void *recount_nl_put_usage(void *pos, int attr, u32 metrics, u32 withheld
  * The state of recount, the metrics it counts, the energy source, and what
  * of them the requester may not read, if @fmt asks for it.
  */
-static void *recount_nl_put_state(void *pos, u32 metrics, const struct recount_nl_format *fmt)
+static void *recount_nl_put_state(void *pos, u32 metrics, const struct recount_nl_format *fmt,
+				  const struct recount_event_set *set)
 {
+	if (set)
+		pos = recount_nl_u32(pos, RECOUNT_A_EVENT_GEN, set->gen);
 	if (!fmt->state)
 		return pos;
 	pos = recount_nl_u32(pos, RECOUNT_A_FLAGS, recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED);
@@ -242,9 +296,20 @@ static void *recount_nl_put_state(void *pos, u32 metrics, const struct recount_n
 	return pos;
 }
 
+/* With the generation of the chosen events, in every record. */
 static size_t recount_nl_state_size(const struct recount_nl_format *fmt)
 {
-	return fmt->state ? 4 * nla_total_size(sizeof(u32)) : 0;
+	return (fmt->state ? 4 : 0) * nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u32));
+}
+
+/*
+ * The chosen events a record carries the counts of, if any: read after the
+ * tracks, it is of their generation or a later one (a new generation is
+ * published before any CPU counts it). Under rcu_read_lock().
+ */
+static const struct recount_event_set *recount_nl_events(u32 metrics)
+{
+	return metrics & RECOUNT_METRIC_EVENTS ? rcu_dereference(recount_events) : NULL;
 }
 
 /*
@@ -269,19 +334,21 @@ static bool recount_nl_per_kind(const struct recount_nl_format *fmt)
 }
 
 static void *recount_nl_put_kinds(void *pos, u32 metrics, const struct recount_nl_format *fmt,
-				  const struct recount_usage per_kind[RECOUNT_NR_KINDS])
+				  const struct recount_usage per_kind[RECOUNT_NR_KINDS],
+				  const struct recount_event_set *set)
 {
 	struct recount_usage total = {};
 	int k;
 
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		recount_usage_sum(&total, &per_kind[k]);
-	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, &total, -1, NULL);
+	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, &total, -1, NULL,
+				   set);
 	if (!recount_nl_per_kind(fmt))
 		return pos;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		pos = recount_nl_put_usage(pos, RECOUNT_A_PER_KIND, metrics, fmt->withheld,
-					   &per_kind[k], k, NULL);
+					   &per_kind[k], k, NULL, set);
 	return pos;
 }
 
@@ -487,6 +554,7 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	void *pos = recount_nl_begin(msg, size);
 	struct recount_usage usage[RECOUNT_NR_KINDS];
 	u32 metrics = recount_metrics_supported();
+	const struct recount_event_set *set;
 	struct recount_runtime runtime;
 	char comm[TASK_COMM_LEN];
 
@@ -499,8 +567,11 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(t, ns));
 	pos = recount_nl_comm(pos, comm);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD);
-	pos = recount_nl_put_state(pos, metrics, fmt);
-	pos = recount_nl_put_kinds(pos, metrics, fmt, usage);
+	rcu_read_lock();
+	set = recount_nl_events(metrics);
+	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_kinds(pos, metrics, fmt, usage, set);
+	rcu_read_unlock();
 	pos = recount_nl_put_runtime(pos, RECOUNT_A_RUNTIME,
 				     recount_cpu_time(usage, RECOUNT_NR_KINDS), &runtime,
 				     fmt->version, fmt->lean);
@@ -524,6 +595,7 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	struct recount_usage total[RECOUNT_NR_KINDS], exited, children;
 	struct recount_runtime runtime, exited_runtime, children_runtime;
 	u32 metrics = recount_metrics_supported();
+	const struct recount_event_set *set;
 	size_t size = recount_nl_process_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
 	char comm[TASK_COMM_LEN];
@@ -537,14 +609,17 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(leader, ns));
 	pos = recount_nl_comm(pos, comm);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, leader->start_boottime, RECOUNT_A_PAD);
-	pos = recount_nl_put_state(pos, metrics, fmt);
-	pos = recount_nl_put_kinds(pos, metrics, fmt, total);
+	rcu_read_lock();
+	set = recount_nl_events(metrics);
+	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_kinds(pos, metrics, fmt, total, set);
 	pos = recount_nl_put_usage(pos, RECOUNT_A_EXITED, metrics, fmt->withheld, &exited, -1,
-				   NULL);
+				   NULL, set);
 	pos = recount_nl_put_runtime(pos, RECOUNT_A_EXITED_RUNTIME, recount_cpu_time(&exited, 1),
 				     &exited_runtime, 0, false);
 	pos = recount_nl_put_usage(pos, RECOUNT_A_CHILDREN, metrics, fmt->withheld, &children, -1,
-				   NULL);
+				   NULL, set);
+	rcu_read_unlock();
 	pos = recount_nl_put_runtime(pos, RECOUNT_A_CHILDREN_RUNTIME,
 				     recount_cpu_time(&children, 1), &children_runtime, 0, false);
 	pos = recount_nl_put_runtime(pos, RECOUNT_A_RUNTIME,
@@ -596,15 +671,19 @@ int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
 	u32 metrics = recount_metrics_supported();
 	size_t size = recount_nl_cpu_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
+	const struct recount_event_set *set;
 	struct recount_cpu_usage cu;
 
 	if (!pos)
 		return -EMSGSIZE;
 	recount_cpu_read(cpu, &cu);
 	pos = recount_nl_u32(pos, RECOUNT_A_CPU, cpu);
-	pos = recount_nl_put_state(pos, metrics, fmt);
+	rcu_read_lock();
+	set = recount_nl_events(metrics);
+	pos = recount_nl_put_state(pos, metrics, fmt, set);
 	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, &cu.usage,
-				   cu.kind, &cu);
+				   cu.kind, &cu, set);
+	rcu_read_unlock();
 	recount_nl_end(msg, pos, size);
 	return 0;
 }
@@ -800,6 +879,91 @@ static int recount_nl_put_cpulist(struct sk_buff *msg, int attr,
 	return err;
 }
 
+/* The chosen events, their generation, how many may be, the counters held. */
+static int recount_nl_put_event_set(struct sk_buff *msg)
+{
+	const struct recount_event_set *set;
+	const struct recount_event_spec *spec;
+	struct nlattr *nest;
+	int e, err = 0;
+
+	rcu_read_lock();
+	set = rcu_dereference(recount_events);
+	for (e = 0; e < set->nr && !err; e++) {
+		spec = &set->event[e];
+		nest = nla_nest_start(msg, RECOUNT_A_EVENT);
+		if (!nest ||
+		    nla_put_u32(msg, RECOUNT_A_EVENT_INDEX, e) ||
+		    nla_put_u32(msg, RECOUNT_A_EVENT_TYPE, spec->type) ||
+		    nla_put_u64_64bit(msg, RECOUNT_A_EVENT_CONFIG, spec->config,
+				      RECOUNT_A_EVENT_PAD) ||
+		    nla_put_u32(msg, RECOUNT_A_EVENT_MODE, spec->mode))
+			err = -EMSGSIZE;
+		else
+			nla_nest_end(msg, nest);
+	}
+	if (!err && nla_put_u32(msg, RECOUNT_A_EVENT_GEN, set->gen))
+		err = -EMSGSIZE;
+	rcu_read_unlock();
+	if (err ||
+	    nla_put_u32(msg, RECOUNT_A_MAX_EVENTS, RECOUNT_NR_EVENTS) ||
+	    nla_put_u32(msg, RECOUNT_A_PMU_COUNTERS, recount_pmu_held()))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * recount_nl_set_events_doit() - handle RECOUNT_CMD_SET_EVENTS
+ * @skb: the request
+ * @info: the request's attributes, extack and sender
+ *
+ * The request's event nests, validated by the policy, in order: each needs
+ * a type and a config; the mode is all if absent; an index, if given, must
+ * be its place; counts are refused.
+ *
+ * Return: 0 once the events are chosen, or a negative errno.
+ */
+int recount_nl_set_events_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct recount_event_spec spec[RECOUNT_NR_EVENTS];
+	struct nlattr *tb[RECOUNT_A_EVENT_MAX + 1];
+	unsigned int nr = 0;
+	struct nlattr *a;
+	int rem, err;
+
+	nlmsg_for_each_attr_type(a, RECOUNT_A_EVENT, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nr == RECOUNT_NR_EVENTS) {
+			NL_SET_ERR_MSG_ATTR_FMT(info->extack, a, "at most %d events may be chosen",
+						RECOUNT_NR_EVENTS);
+			return -E2BIG;
+		}
+		err = nla_parse_nested(tb, RECOUNT_A_EVENT_MAX, a, recount_event_nl_policy,
+				       info->extack);
+		if (err)
+			return err;
+		if (NL_REQ_ATTR_CHECK(info->extack, a, tb, RECOUNT_A_EVENT_TYPE) ||
+		    NL_REQ_ATTR_CHECK(info->extack, a, tb, RECOUNT_A_EVENT_CONFIG)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "an event needs a type and a config");
+			return -EINVAL;
+		}
+		/* The reply's attributes: an index is the event's place, counts are read. */
+		if ((tb[RECOUNT_A_EVENT_INDEX] && nla_get_u32(tb[RECOUNT_A_EVENT_INDEX]) != nr) ||
+		    tb[RECOUNT_A_EVENT_USER] || tb[RECOUNT_A_EVENT_KERNEL]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "an event is chosen by its type, config and mode; its index is its place");
+			return -EINVAL;
+		}
+		spec[nr] = (struct recount_event_spec){
+			.type = nla_get_u32(tb[RECOUNT_A_EVENT_TYPE]),
+			.config = nla_get_u64(tb[RECOUNT_A_EVENT_CONFIG]),
+			.mode = tb[RECOUNT_A_EVENT_MODE] ? nla_get_u32(tb[RECOUNT_A_EVENT_MODE]) :
+				RECOUNT_EVENT_MODE_ALL,
+		};
+		nr++;
+	}
+	return recount_events_choose(spec, nr, skb, info->extack);
+}
+
 /**
  * recount_nl_get_info_doit() - handle RECOUNT_CMD_GET_INFO
  * @skb: the request
@@ -824,7 +988,7 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 	pos = recount_nl_begin(msg, recount_nl_state_size(&state));
 	if (!pos)
 		goto nospace;
-	recount_nl_end(msg, recount_nl_put_state(pos, recount_metrics_supported(), &state),
+	recount_nl_end(msg, recount_nl_put_state(pos, recount_metrics_supported(), &state, NULL),
 		       recount_nl_state_size(&state));
 	if (nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
 		goto nospace;
@@ -836,6 +1000,8 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 			goto nospace;
 		nla_nest_end(msg, nest);
 	}
+	if (recount_nl_put_event_set(msg))
+		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 

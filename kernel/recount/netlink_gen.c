@@ -10,6 +10,16 @@
 
 #include <uapi/linux/recount.h>
 
+/* Common nested types */
+const struct nla_policy recount_event_nl_policy[RECOUNT_A_EVENT_KERNEL + 1] = {
+	[RECOUNT_A_EVENT_INDEX] = { .type = NLA_U32, },
+	[RECOUNT_A_EVENT_TYPE] = NLA_POLICY_MAX(NLA_U32, 2),
+	[RECOUNT_A_EVENT_CONFIG] = { .type = NLA_U64, },
+	[RECOUNT_A_EVENT_MODE] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
+	[RECOUNT_A_EVENT_USER] = { .type = NLA_U64, },
+	[RECOUNT_A_EVENT_KERNEL] = { .type = NLA_U64, },
+};
+
 /* RECOUNT_CMD_GET - do */
 static const struct nla_policy recount_get_do_nl_policy[RECOUNT_A_LEAN + 1] = {
 	[RECOUNT_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -37,8 +47,13 @@ static const struct nla_policy recount_deregister_nl_policy[RECOUNT_A_CPUMASK + 
 	[RECOUNT_A_CPUMASK] = { .type = NLA_NUL_STRING, },
 };
 
+/* RECOUNT_CMD_SET_EVENTS - do */
+static const struct nla_policy recount_set_events_nl_policy[RECOUNT_A_EVENT + 1] = {
+	[RECOUNT_A_EVENT] = NLA_POLICY_NESTED(recount_event_nl_policy),
+};
+
 /* Ops table for recount */
-const struct genl_split_ops recount_nl_ops[5] = {
+const struct genl_split_ops recount_nl_ops[6] = {
 	{
 		.cmd		= RECOUNT_CMD_GET,
 		.doit		= recount_nl_get_doit,
@@ -72,6 +87,13 @@ const struct genl_split_ops recount_nl_ops[5] = {
 		.doit		= recount_nl_deregister_doit,
 		.policy		= recount_deregister_nl_policy,
 		.maxattr	= RECOUNT_A_CPUMASK,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= RECOUNT_CMD_SET_EVENTS,
+		.doit		= recount_nl_set_events_doit,
+		.policy		= recount_set_events_nl_policy,
+		.maxattr	= RECOUNT_A_EVENT,
 		.flags		= GENL_CMD_CAP_DO,
 	},
 };

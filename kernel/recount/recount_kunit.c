@@ -398,19 +398,22 @@ struct recount_test_race {
 
 /*
  * Writes as an accounting point does: both tracks, nested sections. Every
- * metric grows by the same amount at both levels, so a whole read has them
- * all equal: a torn one, say cycles of one update and instructions of
- * another, does not.
+ * metric, a chosen event's count too, grows by the same amount at both
+ * levels, so a whole read has them all equal: a torn one, say cycles of one
+ * update and instructions of another, does not.
  */
 static int recount_test_writer(void *data)
 {
 	struct recount_test_race *race = data;
 	struct recount_delta one = { .time = { 1, 1 }, .counted = true };
+	struct recount_event_delta events = { .gen = 1, .counted = 1 };
 	unsigned long flags;
 	int l;
 
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		one.counts[l] = (struct recount_counts){ 1, 1 };
+		events.count[0][l] = 1;
+	}
 
 	complete(&race->started);
 	while (!READ_ONCE(race->stop)) {
@@ -418,7 +421,9 @@ static int recount_test_writer(void *data)
 		raw_write_seqcount_begin(&race->track[0].seq);
 		raw_write_seqcount_begin(&race->track[1].seq);
 		recount_usage_add(&race->track[0].usage, &one, 2);
+		recount_usage_add_events(&race->track[0].usage, &events);
 		recount_usage_add(&race->track[1].usage, &one, 2);
+		recount_usage_add_events(&race->track[1].usage, &events);
 		raw_write_seqcount_end(&race->track[1].seq);
 		raw_write_seqcount_end(&race->track[0].seq);
 		local_irq_restore(flags);
@@ -444,7 +449,9 @@ static bool recount_test_whole(const struct recount_usage *u)
 
 	return user->time == kernel->time && user->cycles == user->time &&
 	       user->instructions == user->time && kernel->cycles == user->time &&
-	       kernel->instructions == user->time && u->energy == 2 * user->time;
+	       kernel->instructions == user->time && u->energy == 2 * user->time &&
+	       user->event[0] == user->time && kernel->event[0] == user->time &&
+	       (!user->time || u->event_gen == 1);
 }
 
 /*
@@ -847,6 +854,54 @@ static void recount_test_idle_injection(struct kunit *test)
 	KUNIT_EXPECT_GE(test, inj->cpu_idle, 15 * NSEC_PER_MSEC);
 }
 
+/*
+ * Chosen events: a delta of both ends counted adds, one not read is
+ * inexact, ends of two generations count nothing; a usage of an older
+ * generation starts from zero, and sums keep the newest generation only.
+ */
+static void recount_test_event_generations(struct kunit *test)
+{
+	struct recount_event_snap prev = { .gen = 2, .tried = 3, .valid = 3 };
+	struct recount_event_snap now = prev;
+	struct recount_event_delta d;
+	struct recount_usage u = {}, old = {}, sum = {};
+
+	prev.count[0][RECOUNT_LEVEL_USER] = 10;
+	now.count[0][RECOUNT_LEVEL_USER] = 15;
+	now.count[1][RECOUNT_LEVEL_KERNEL] = 7;
+	now.valid = 1;
+	recount_event_delta(&prev, &now, &d);
+	KUNIT_EXPECT_EQ(test, d.counted, 1);
+	KUNIT_EXPECT_EQ(test, d.count[0][RECOUNT_LEVEL_USER], 5);
+	KUNIT_EXPECT_EQ(test, d.count[1][RECOUNT_LEVEL_KERNEL], 0);
+	KUNIT_EXPECT_EQ(test, d.inexact, RECOUNT_INEXACT_EVENT_1);
+
+	/* A usage of generation 1 drops its counts and flags for 2's. */
+	old.event_gen = 1;
+	old.level[RECOUNT_LEVEL_USER].event[0] = 100;
+	old.inexact = RECOUNT_INEXACT_EVENT_0 | RECOUNT_INEXACT_CYCLES;
+	u = old;
+	recount_usage_add_events(&u, &d);
+	KUNIT_EXPECT_EQ(test, u.event_gen, 2);
+	KUNIT_EXPECT_EQ(test, u.level[RECOUNT_LEVEL_USER].event[0], 5);
+	KUNIT_EXPECT_EQ(test, u.inexact, RECOUNT_INEXACT_EVENT_1 | RECOUNT_INEXACT_CYCLES);
+
+	/* Sums: the older generation's counts are left out, whichever comes first. */
+	recount_usage_sum(&sum, &old);
+	recount_usage_sum(&sum, &u);
+	recount_usage_sum(&sum, &old);
+	KUNIT_EXPECT_EQ(test, sum.event_gen, 2);
+	KUNIT_EXPECT_EQ(test, sum.level[RECOUNT_LEVEL_USER].event[0], 5);
+	KUNIT_EXPECT_EQ(test, sum.inexact, RECOUNT_INEXACT_EVENT_1 | RECOUNT_INEXACT_CYCLES);
+
+	/* Ends of two generations: nothing counted, nothing inexact. */
+	prev.gen = 1;
+	recount_event_delta(&prev, &now, &d);
+	KUNIT_EXPECT_EQ(test, d.counted, 0);
+	KUNIT_EXPECT_EQ(test, d.inexact, 0);
+	KUNIT_EXPECT_EQ(test, d.gen, 2);
+}
+
 static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_user_clock),
 	KUNIT_CASE(recount_test_user_clock_wraps),
@@ -855,6 +910,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_split),
 	KUNIT_CASE(recount_test_counter_delta),
 	KUNIT_CASE(recount_test_usage_add_sum),
+	KUNIT_CASE(recount_test_event_generations),
 	KUNIT_CASE(recount_test_wait_stats),
 	KUNIT_CASE(recount_test_energy_scale),
 	KUNIT_CASE(recount_test_kind_of_capacity),

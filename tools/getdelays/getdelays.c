@@ -837,6 +837,15 @@ out:
 	return ret;
 }
 
+/* Name the chosen events of the records to come, as get-info does. */
+static void out_events_of(struct rc_client *c)
+{
+	struct rc_info info;
+
+	if (!rc_get_info(c, &info))
+		out_set_events(&info);
+}
+
 static int info(struct ctx *x)
 {
 	struct rc_info info;
@@ -891,6 +900,16 @@ int main(int argc, char **argv)
 	if (x.o.rcvbuf && rc_set_rcvbuf(&x.c, x.o.rcvbuf))
 		fprintf(stderr, "getdelays: cannot set the receive buffer to %d bytes\n",
 			x.o.rcvbuf);
+	if (x.o.events_given) {
+		err = rc_set_events(&x.c, x.o.events, x.o.nr_events);
+		if (err) {
+			fprintf(stderr, "getdelays: cannot choose the events: %s\n",
+				x.c.extack[0] ? x.c.extack : strerror(-err));
+			rc_close(&x.c);
+			return err == -EACCES || err == -EPERM ? EXIT_DENIED : EXIT_ERROR;
+		}
+	}
+	out_events_of(&x.c);
 	open_taskstats(&x);
 
 	switch (x.o.interval ? MODE_NONE : x.o.mode) {

@@ -77,8 +77,23 @@ static void sub_value(struct rc_value *d, const struct rc_value *prev, bool clam
 	d->v = d->has && !back ? d->v - prev->v : 0;
 }
 
-static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clamp)
+/*
+ * Chosen events of two generations are different events: an interval over a
+ * new choice has no figure of them (@events false).
+ */
+static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clamp, bool events)
 {
+	int e;
+
+	for (e = 0; e < RC_MAX_EVENTS; e++) {
+		if (!events) {
+			d->event_user[e].has = false;
+			d->event_kernel[e].has = false;
+			continue;
+		}
+		sub_value(&d->event_user[e], &prev->event_user[e], clamp);
+		sub_value(&d->event_kernel[e], &prev->event_kernel[e], clamp);
+	}
 	sub_value(&d->user_ns, &prev->user_ns, clamp);
 	sub_value(&d->kernel_ns, &prev->kernel_ns, clamp);
 	sub_value(&d->idle_ns, &prev->idle_ns, clamp);
@@ -89,8 +104,13 @@ static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clam
 	sub_value(&d->energy_nj, &prev->energy_nj, clamp);
 	sub_value(&d->idle_energy_nj, &prev->idle_energy_nj, clamp);
 	sub_value(&d->idle_irq_ns, &prev->idle_irq_ns, clamp);
-	/* A figure of the interval is inexact if it was so at either read. */
+	/*
+	 * A figure of the interval is inexact if it was so at either read; an
+	 * event's, only of its generation.
+	 */
 	d->inexact |= prev->inexact;
+	if (!events)
+		d->inexact &= ~(RECOUNT_INEXACT_EVENT_0 | RECOUNT_INEXACT_EVENT_1);
 }
 
 /*
@@ -98,14 +118,14 @@ static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clam
  * the first read is absent from that read's record: it had nothing on it,
  * and the interval's figures of that kind are the second read's.
  */
-static void sub_kinds(struct rc_record *d, const struct rc_record *prev, bool clamp)
+static void sub_kinds(struct rc_record *d, const struct rc_record *prev, bool clamp, bool events)
 {
 	int i, j;
 
 	for (i = 0; i < d->nr_kinds; i++)
 		for (j = 0; j < prev->nr_kinds; j++)
 			if (prev->per_kind[j].kind == d->per_kind[i].kind)
-				sub_usage(&d->per_kind[i], &prev->per_kind[j], clamp);
+				sub_usage(&d->per_kind[i], &prev->per_kind[j], clamp, events);
 }
 
 static void sub_u64(uint64_t *d, uint64_t prev, bool clamp, bool *ok)
@@ -172,10 +192,12 @@ int iv_delta(const struct rc_record *prev, const struct rc_record *now, uint64_t
 		d->iv.state |= RC_IV_BEGAN;
 		d->iv.max_in = whole_runtime(&d->runtime);
 	} else {
-		sub_usage(&d->usage, &prev->usage, clamp);
-		sub_usage(&d->exited, &prev->exited, clamp);
-		sub_usage(&d->children, &prev->children, clamp);
-		sub_kinds(d, prev, clamp);
+		bool events = now->event_gen == prev->event_gen;
+
+		sub_usage(&d->usage, &prev->usage, clamp, events);
+		sub_usage(&d->exited, &prev->exited, clamp, events);
+		sub_usage(&d->children, &prev->children, clamp, events);
+		sub_kinds(d, prev, clamp, events);
 		d->iv.max_in = sub_runtime(&d->runtime, &prev->runtime, clamp);
 		sub_runtime(&d->exited_runtime, &prev->exited_runtime, clamp);
 		sub_runtime(&d->children_runtime, &prev->children_runtime, clamp);

@@ -126,6 +126,20 @@ static void instructions(FILE *f, const char *name, const struct rc_record *r,
 	sample_count(f, name, labels, ",mode=\"kernel\"", &r->usage.kernel_instructions);
 }
 
+static void event_counts(FILE *f, const char *name, const struct rc_record *r,
+			 const char *labels, int64_t off)
+{
+	char extra[96];
+	int e;
+
+	for (e = 0; out_event_name(e); e++) {
+		snprintf(extra, sizeof(extra), ",event=\"%s\",mode=\"user\"", out_event_name(e));
+		sample_count(f, name, labels, extra, &r->usage.event_user[e]);
+		snprintf(extra, sizeof(extra), ",event=\"%s\",mode=\"kernel\"", out_event_name(e));
+		sample_count(f, name, labels, extra, &r->usage.event_kernel[e]);
+	}
+}
+
 static void energy(FILE *f, const char *name, const struct rc_record *r, const char *labels,
 		   int64_t off)
 {
@@ -209,6 +223,8 @@ static const struct family families[] = {
 	  1u << RC_CPU, idle_irq_seconds },
 	{ "cycles", "counter", NULL, "CPU cycles, by mode.", ALL, cycles },
 	{ "instructions", "counter", NULL, "Instructions retired, by mode.", ALL, instructions },
+	{ "events", "counter", NULL, "The PMU events chosen with getdelays -e, by mode.", ALL,
+	  event_counts },
 	{ "energy_joules", "counter", "joules",
 	  "Energy, as the kernel's energy source estimates it (a CPU's: busy and idle).",
 	  ALL, energy },

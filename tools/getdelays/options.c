@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
 #include <linux/recount.h>
 
 #include "options.h"
 #include "output.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char usage_text[] =
 "Usage: getdelays [options] -p PID | -t TGID | -P CPU | -c COMMAND [ARG...]\n"
@@ -24,6 +27,7 @@ const char usage_text[] =
 "       getdelays [options] --top [-D SCOPE] [-s COLUMN] [-n N]\n"
 "       getdelays [options] -m CPUMASK [-l] [-w FILE [-a]] [-r SIZE]\n"
 "       getdelays -C CGROUP_PATH | -I\n"
+"       getdelays -e EVENT[:MODE],... [options] [what to read]\n"
 "\n"
 "What recount accounted, per level (user, kernel) and per kind of CPU: time,\n"
 "and where the kernel counts them cycles, instructions and their ratio (CPI),\n"
@@ -92,6 +96,14 @@ const char usage_text[] =
 "                     (1: cpu and queue time; 2: and page fault and lock\n"
 "                     contention time; 3: and each wait's count, longest\n"
 "                     and when it ended) and print it\n"
+"  -e, --events EVENT[:MODE],...\n"
+"                     choose the PMU events recount counts beyond cycles and\n"
+"                     instructions, for every thread, process and CPU, as\n"
+"                     cpc does (such as cache-misses:user,branch-misses):\n"
+"                     generic events as perf names them, or rHEX, a raw\n"
+"                     code; MODE user, kernel or all (the default), each\n"
+"                     level apart; none chooses none. Needs CAP_PERFMON;\n"
+"                     alone, prints -I\n"
 "  -j, --json         one JSON object per record and line: durations in\n"
 "                     integer ns, energy in integer nJ, counts as integers,\n"
 "                     what the kernel does not count as null\n"
@@ -263,6 +275,135 @@ int open_error(int err, char *msg, size_t len)
 	return EXIT_ERROR;
 }
 
+/* perf's names of the generic events: PERF_TYPE_HARDWARE and HW_CACHE. */
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} event_names[] = {
+	{ "cycles", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-instructions", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", RECOUNT_EVENT_TYPE_HARDWARE,
+	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", RECOUNT_EVENT_TYPE_HARDWARE,
+	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", RECOUNT_EVENT_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+#define CACHE(id, op, result) \
+	((id) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | (PERF_COUNT_HW_CACHE_RESULT_##result << 16))
+	{ "L1-dcache-loads", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, READ, ACCESS) },
+	{ "L1-dcache-load-misses", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, READ, MISS) },
+	{ "L1-icache-load-misses", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1I, READ, MISS) },
+	{ "LLC-loads", RECOUNT_EVENT_TYPE_HW_CACHE, CACHE(PERF_COUNT_HW_CACHE_LL, READ, ACCESS) },
+	{ "LLC-load-misses", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, READ, MISS) },
+	{ "dTLB-load-misses", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_DTLB, READ, MISS) },
+	{ "iTLB-load-misses", RECOUNT_EVENT_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_ITLB, READ, MISS) },
+#undef CACHE
+};
+
+const char *event_mode_name(uint32_t mode)
+{
+	return mode == RECOUNT_EVENT_MODE_USER ? "user" :
+	       mode == RECOUNT_EVENT_MODE_KERNEL ? "kernel" : "all";
+}
+
+const char *event_name(char *buf, size_t size, const struct rc_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(event_names); i++)
+		if (event_names[i].type == ev->type && event_names[i].config == ev->config)
+			return event_names[i].name;
+	if (ev->type == RECOUNT_EVENT_TYPE_RAW)
+		snprintf(buf, size, "r%llx", (unsigned long long)ev->config);
+	else
+		snprintf(buf, size, "%s:%#llx",
+			 ev->type == RECOUNT_EVENT_TYPE_HARDWARE ? "hardware" : "cache",
+			 (unsigned long long)ev->config);
+	return buf;
+}
+
+/* One EVENT[:MODE] of -e's list, @len bytes of @s. */
+static int parse_event(const char *s, size_t len, struct rc_event *ev, char *err, size_t errlen)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t n = colon ? (size_t)(colon - s) : len;
+	char name[64], mode[16] = "all", *end;
+	size_t i;
+
+	if (!n || n >= sizeof(name) || (colon && len - n - 1 >= sizeof(mode))) {
+		say(err, errlen, "-e: '%.*s' is not an event", (int)len, s);
+		return -1;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (colon) {
+		memcpy(mode, colon + 1, len - n - 1);
+		mode[len - n - 1] = '\0';
+	}
+	if (!strcmp(mode, "user") || !strcmp(mode, "u")) {
+		ev->mode = RECOUNT_EVENT_MODE_USER;
+	} else if (!strcmp(mode, "kernel") || !strcmp(mode, "k")) {
+		ev->mode = RECOUNT_EVENT_MODE_KERNEL;
+	} else if (!strcmp(mode, "all") || !strcmp(mode, "uk")) {
+		ev->mode = RECOUNT_EVENT_MODE_ALL;
+	} else {
+		say(err, errlen, "-e: '%s' is not a mode (user, kernel or all)", mode);
+		return -1;
+	}
+	for (i = 0; i < ARRAY_SIZE(event_names); i++) {
+		if (!strcmp(name, event_names[i].name)) {
+			ev->type = event_names[i].type;
+			ev->config = event_names[i].config;
+			return 0;
+		}
+	}
+	if (name[0] == 'r' && isxdigit((unsigned char)name[1])) {
+		errno = 0;
+		ev->config = strtoull(name + 1, &end, 16);
+		if (!*end && !errno) {
+			ev->type = RECOUNT_EVENT_TYPE_RAW;
+			return 0;
+		}
+	}
+	say(err, errlen,
+	    "-e: unknown event '%s' (a generic event as perf names it, such as cache-misses, or rHEX)",
+	    name);
+	return -1;
+}
+
+int parse_events(const char *s, struct rc_event *ev, int *nr, char *err, size_t errlen)
+{
+	size_t len;
+
+	*nr = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	for (;; s += len + 1) {
+		len = strcspn(s, ",");
+		if (*nr == RC_MAX_EVENTS) {
+			say(err, errlen, "-e: at most %d events", RC_MAX_EVENTS);
+			return -1;
+		}
+		if (parse_event(s, len, &ev[*nr], err, errlen))
+			return -1;
+		(*nr)++;
+		if (!s[len])
+			return 0;
+	}
+}
+
 int parse_scope(const char *s)
 {
 	static const char *const names[] = {
@@ -349,6 +490,7 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 		{ "io", no_argument, NULL, 'i' },
 		{ "switches", no_argument, NULL, 'q' },
 		{ "runtime-version", required_argument, NULL, 'R' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "openmetrics", no_argument, NULL, OPT_OPENMETRICS },
@@ -368,7 +510,7 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of -c's command. */
-	while ((opt = getopt_long(argc, argv, "+p:t:P:C:cD:m:Is:n:lw:ar:diqR:jvh", longopts,
+	while ((opt = getopt_long(argc, argv, "+p:t:P:C:cD:m:Is:n:lw:ar:diqR:e:jvh", longopts,
 				  &longindex)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -481,6 +623,11 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 				return -1;
 			}
 			break;
+		case 'e':
+			if (parse_events(optarg, o->events, &o->nr_events, err, errlen))
+				return -1;
+			o->events_given = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -517,6 +664,9 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 	}
 	if (o->top && !o->interval)
 		o->interval = 1;
+	/* -e alone chooses, then says what is counted. */
+	if (o->mode == MODE_NONE && o->events_given && !o->interval)
+		o->mode = MODE_INFO;
 	if (o->mode == MODE_NONE) {
 		say(err, errlen,
 		    "say what to read: -p, -t, -P, -c, -D, -m, -C, -I or --top (--help)");
@@ -602,6 +752,10 @@ int parse_args(int argc, char **argv, struct opts *o, char *err, size_t errlen)
 	}
 	if (o->taskstats && (o->interval || o->csv || metrics)) {
 		say(err, errlen, "-d, -i and -q print totals, as text or JSON");
+		return -1;
+	}
+	if (o->events_given && o->mode == MODE_CGROUP) {
+		say(err, errlen, "-e goes with recount's records, not with -C");
 		return -1;
 	}
 	if (o->runtime_version && o->mode == MODE_CGROUP) {

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recount_client.h"
+
 enum mode {
 	MODE_NONE,
 	MODE_PID,	/* -p */
@@ -46,6 +48,9 @@ struct opts {
 	bool prometheus;		/* --prometheus */
 	int verbose;			/* -v */
 	uint32_t runtime_version;	/* -R */
+	bool events_given;		/* -e: choose @events */
+	int nr_events;
+	struct rc_event events[RC_MAX_EVENTS];
 };
 
 /* Exit codes, documented in --help and in Documentation. */
@@ -79,6 +84,17 @@ int parse_interval(const char *s, double *seconds);
  * the exit status: EXIT_NO_RECOUNT for a kernel without it.
  */
 int open_error(int err, char *msg, size_t len);
+/*
+ * -e's list: EVENT[:MODE],... where EVENT is a generic event's name as perf
+ * names it (cache-misses) or rHEX, a raw code, and MODE user, kernel or all
+ * (u, k; the default all); "none" chooses none. Returns 0 or -1 with why.
+ */
+int parse_events(const char *s, struct rc_event *ev, int *nr, char *err, size_t errlen);
+/* An event's name as -e takes it, without its mode: "cache-misses", "r11". */
+const char *event_name(char *buf, size_t size, const struct rc_event *ev);
+/* user, kernel, all. */
+const char *event_mode_name(uint32_t mode);
+
 /* threads, processes, cpus (or their start). Returns the scope or -1. */
 int parse_scope(const char *s);
 /* The table of a dump of @scope: enum table_kind. */

@@ -5,10 +5,12 @@
  * The JSON keys are an interface: Documentation/accounting/recount.rst lists
  * them. Add keys, never rename or drop one.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "options.h"
 #include "output.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -181,6 +183,41 @@ static const char *type_name(enum rc_type type)
 	return names[type];
 }
 
+/* The chosen events, as out_set_events() was told them. */
+static struct {
+	int nr;
+	struct rc_event ev[RC_MAX_EVENTS];
+	char name[RC_MAX_EVENTS][32];
+} events;
+
+void out_set_events(const struct rc_info *info)
+{
+	char buf[sizeof(events.name[0])];
+	int e;
+
+	events.nr = info->nr_events;
+	for (e = 0; e < events.nr; e++) {
+		events.ev[e] = info->events[e];
+		/* event_name() returns a table's name, or formats one in @buf. */
+		snprintf(events.name[e], sizeof(events.name[e]), "%s",
+			 event_name(buf, sizeof(buf), &info->events[e]));
+	}
+}
+
+const char *out_event_name(int e)
+{
+	return e < events.nr ? events.name[e] : NULL;
+}
+
+struct rc_value rc_event_total(const struct rc_usage *u, int e)
+{
+	const struct rc_value *a = &u->event_user[e], *b = &u->event_kernel[e];
+
+	if (a->has && b->has)
+		return rc_sum(a, b);
+	return a->has ? *a : *b;
+}
+
 /* --- one record, as text --- */
 
 /* One usage as rows of metrics by column user, kernel, total. */
@@ -191,6 +228,8 @@ static void text_usage(FILE *f, const struct rc_usage *u, uint32_t energy_source
 	struct rc_value total = rc_sum(&u->user_ns, &u->kernel_ns);
 	char a[32], b[32], c[32];
 	double watts = 0;
+	bool head;
+	int e;
 
 	fprintf(f, "  %-13s %16s %16s %16s\n", "", "user", "kernel", "total");
 	fprintf(f, "  %-13s %16s %16s %16s\n", "time", fmt_seconds(a, sizeof(a), &u->user_ns),
@@ -232,6 +271,20 @@ static void text_usage(FILE *f, const struct rc_usage *u, uint32_t energy_source
 	if (u->idle_energy_nj.has)
 		fprintf(f, "  %-13s %16s %16s %16s\n", "idle energy", "", "",
 			fmt_energy(a, sizeof(a), &u->idle_energy_nj));
+	/* The chosen events, under a header of their own, named as -e takes them. */
+	for (e = 0, head = true; e < events.nr; e++) {
+		struct rc_value t = rc_event_total(u, e);
+
+		if (!t.has)
+			continue;
+		if (head)
+			fprintf(f, "  %-13s %16s %16s %16s\n", "events", "user", "kernel", "total");
+		head = false;
+		fprintf(f, "  %-13s %16s %16s %16s%s\n", events.name[e],
+			fmt_raw(a, sizeof(a), &u->event_user[e]),
+			fmt_raw(b, sizeof(b), &u->event_kernel[e]), fmt_raw(c, sizeof(c), &t),
+			inexact_note(u->inexact, RECOUNT_INEXACT_EVENT_0 << e));
+	}
 }
 
 /* The usage of each kind of CPU, a row each. */
@@ -597,6 +650,7 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 	double watts = 0;
 	bool has_power = rc_power(u, &watts);
 	size_t i;
+	int e;
 
 	json_value(j, "user_time_ns", &u->user_ns);
 	json_value(j, "kernel_time_ns", &u->kernel_ns);
@@ -617,10 +671,29 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 		json_value(j, "idle_energy_nj", &u->idle_energy_nj);
 		json_value(j, "idle_irq_time_ns", &u->idle_irq_ns);
 	}
+	if (events.nr) {
+		json_open(j, "events", '[');
+		for (e = 0; e < events.nr; e++) {
+			struct rc_value t = rc_event_total(u, e);
+
+			json_open(j, NULL, '{');
+			json_str(j, "name", events.name[e]);
+			json_str(j, "mode", event_mode_name(events.ev[e].mode));
+			json_value(j, "user", &u->event_user[e]);
+			json_value(j, "kernel", &u->event_kernel[e]);
+			json_value(j, "total", &t);
+			json_bool(j, "inexact", u->inexact & (RECOUNT_INEXACT_EVENT_0 << e));
+			json_close(j, '}');
+		}
+		json_close(j, ']');
+	}
 	json_open(j, "inexact", '[');
 	for (i = 0; i < ARRAY_SIZE(inexact); i++)
 		if (u->inexact & inexact[i].bit)
 			json_str(j, NULL, inexact[i].name);
+	for (e = 0; e < events.nr; e++)
+		if (u->inexact & (RECOUNT_INEXACT_EVENT_0 << e))
+			json_str(j, NULL, events.name[e]);
 	json_close(j, ']');
 }
 
@@ -837,9 +910,11 @@ void out_info(FILE *f, const struct rc_info *info, const struct out_opts *o)
 		{ RECOUNT_METRIC_CYCLES, "cycles" },
 		{ RECOUNT_METRIC_INSTRUCTIONS, "instructions" },
 		{ RECOUNT_METRIC_ENERGY, "energy" },
+		{ RECOUNT_METRIC_EVENTS, "events" },
 	};
 	struct json j = { .f = f };
 	const char *sep = "";
+	char name[32];
 	size_t i;
 	int k;
 
@@ -854,6 +929,14 @@ void out_info(FILE *f, const struct rc_info *info, const struct out_opts *o)
 			fprintf(f, "  %s CPUs: %s\n", rc_kind_name(info->kind_cpus[k].kind),
 				info->kind_cpus[k].cpus[0] ? info->kind_cpus[k].cpus : "none");
 		fprintf(f, "  listeners: %u\n", info->listeners);
+		fprintf(f, "  events:");
+		for (k = 0, sep = ""; k < info->nr_events; k++, sep = ",")
+			fprintf(f, "%s %s:%s", sep,
+				event_name(name, sizeof(name), &info->events[k]),
+				event_mode_name(info->events[k].mode));
+		fprintf(f, "%s (generation %u, %u at most; %u PMU counters held)\n",
+			info->nr_events ? "" : " none", info->event_gen, info->max_events,
+			info->pmu_counters);
 		return;
 	}
 	json_open(&j, NULL, '{');
@@ -870,6 +953,19 @@ void out_info(FILE *f, const struct rc_info *info, const struct out_opts *o)
 		json_str(&j, rc_kind_name(info->kind_cpus[k].kind), info->kind_cpus[k].cpus);
 	json_close(&j, '}');
 	json_u64(&j, "listeners", info->listeners);
+	json_open(&j, "events", '[');
+	for (k = 0; k < info->nr_events; k++) {
+		json_open(&j, NULL, '{');
+		json_str(&j, "name", event_name(name, sizeof(name), &info->events[k]));
+		json_u64(&j, "type", info->events[k].type);
+		json_u64(&j, "config", info->events[k].config);
+		json_str(&j, "mode", event_mode_name(info->events[k].mode));
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_u64(&j, "event_gen", info->event_gen);
+	json_u64(&j, "max_events", info->max_events);
+	json_u64(&j, "pmu_counters", info->pmu_counters);
 	json_close(&j, '}');
 	fputc('\n', f);
 }
@@ -895,6 +991,8 @@ struct column {
 	bool (*get)(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d);
 	const char *(*text)(const struct rc_record *r);
 	unsigned int tables;	/* the tables it is in: BIT(enum table_kind) */
+	/* A chosen event's count: 1 + 2 * its index + its level (0 user, 1 kernel). */
+	int event;
 };
 
 static bool get_pid(const struct rc_record *r, const struct out_opts *o, uint64_t *u, double *d)
@@ -1097,6 +1195,27 @@ static bool get_power(const struct rc_record *r, const struct out_opts *o, uint6
 	return rc_power(&r->usage, d);
 }
 
+/* The count of chosen event @e at @level (0 user, 1 kernel), if it came. */
+static bool get_event(const struct rc_record *r, int e, int level, uint64_t *u)
+{
+	const struct rc_value *v = level ? &r->usage.event_kernel[e] : &r->usage.event_user[e];
+
+	*u = v->v;
+	return v->has;
+}
+
+#define GET_EVENT(e, l)								\
+static bool get_event##e##_##l(const struct rc_record *r, const struct out_opts *o,	\
+			       uint64_t *u, double *d)				\
+{										\
+	return get_event(r, e, l, u);						\
+}
+
+GET_EVENT(0, 0)
+GET_EVENT(0, 1)
+GET_EVENT(1, 0)
+GET_EVENT(1, 1)
+
 static const char *text_comm(const struct rc_record *r)
 {
 	return r->comm;
@@ -1118,8 +1237,11 @@ static const char *text_type(const struct rc_record *r)
 #define T_EXITS		BIT(TABLE_EXITS)
 #define T_TASKS		(T_THREADS | T_PROCESSES | T_EXITS)
 #define T_CPUS		BIT(TABLE_CPUS)
-#define COL(n, h, w, t, g, in) { n, h, w, t, g, NULL, in }
-#define TEXT(n, h, w, f, in) { n, h, w, COL_TEXT, NULL, f, in }
+#define COL(n, h, w, t, g, in) { n, h, w, t, g, NULL, in, 0 }
+#define TEXT(n, h, w, f, in) { n, h, w, COL_TEXT, NULL, f, in, 0 }
+/* Shown where the event is chosen at that level, headed by its name. */
+#define EVENT(e, l, level, in)							\
+	{ "event" #e "-" level, "", 14, COL_COUNT, get_event##e##_##l, NULL, in, 1 + 2 * (e) + (l) }
 
 /*
  * The columns of the task tables, in order; each is in the tables of its
@@ -1146,6 +1268,10 @@ static const struct column task_columns[] = {
 	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_TASKS),
 	COL("power", "POWER", 8, COL_WATTS, get_power, T_TASKS),
 	COL("children", "CHILDREN", 11, COL_NS, get_children, T_PROCESSES),
+	EVENT(0, 0, "user", T_TASKS),
+	EVENT(0, 1, "kernel", T_TASKS),
+	EVENT(1, 0, "user", T_TASKS),
+	EVENT(1, 1, "kernel", T_TASKS),
 	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_TASKS),
 	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_TASKS),
 	COL("queue-count", NULL, 0, COL_COUNT, get_queue_count, T_TASKS),
@@ -1166,6 +1292,10 @@ static const struct column cpu_columns[] = {
 	COL("energy", "ENERGY", 11, COL_ENERGY, get_energy, T_CPUS),
 	COL("idle-energy", "IDLE-ENERGY", 11, COL_ENERGY, get_idle_energy, T_CPUS),
 	COL("power", "POWER", 8, COL_WATTS, get_power, T_CPUS),
+	EVENT(0, 0, "user", T_CPUS),
+	EVENT(0, 1, "kernel", T_CPUS),
+	EVENT(1, 0, "user", T_CPUS),
+	EVENT(1, 1, "kernel", T_CPUS),
 	COL("cycles", NULL, 0, COL_COUNT, get_cycles, T_CPUS),
 	COL("instructions", NULL, 0, COL_COUNT, get_instructions, T_CPUS),
 	{}
@@ -1475,18 +1605,42 @@ static void table_line(FILE *f, char *line, size_t len)
 	fprintf(f, "%.*s\n", (int)len, line);
 }
 
+/* Is @c printed in tables: it has a header, and an event column its event? */
+static bool col_shown(const struct column *c, enum table_kind kind)
+{
+	int e = (c->event - 1) / 2;
+
+	if (!c->header || !in_table(c, kind))
+		return false;
+	return !c->event || (e < events.nr && (events.ev[e].mode & (1 << (c->event - 1) % 2)));
+}
+
+/* An event column's header: the event's name and level, upper case. */
+static const char *col_header(char *buf, size_t size, const struct column *c)
+{
+	int e = (c->event - 1) / 2, i;
+
+	if (!c->event)
+		return c->header;
+	snprintf(buf, size, "%.*s-%c", c->width - 2, events.name[e],
+		 (c->event - 1) % 2 ? 'K' : 'U');
+	for (i = 0; buf[i]; i++)
+		buf[i] = toupper((unsigned char)buf[i]);
+	return buf;
+}
+
 void table_header(FILE *f, enum table_kind kind)
 {
 	const struct column *c = columns_of(kind);
-	char line[512];
+	char line[512], buf[32];
 	size_t len = 0;
 	int i;
 
 	for (i = 0; c[i].name; i++) {
-		if (!c[i].header || !in_table(&c[i], kind) || len >= sizeof(line))
+		if (!col_shown(&c[i], kind) || len >= sizeof(line))
 			continue;
 		len += snprintf(line + len, sizeof(line) - len, "%s%*s", len ? " " : "",
-				c[i].width, c[i].header);
+				c[i].width, col_header(buf, sizeof(buf), &c[i]));
 	}
 	table_line(f, line, len < sizeof(line) ? len : sizeof(line) - 1);
 }
@@ -1540,7 +1694,7 @@ void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 	for (i = 0; c[i].name; i++) {
 		char buf[40];
 
-		if (!c[i].header || !in_table(&c[i], kind) || len >= sizeof(line))
+		if (!col_shown(&c[i], kind) || len >= sizeof(line))
 			continue;
 		len += snprintf(line + len, sizeof(line) - len, "%s%*s", len ? " " : "",
 				c[i].width, col_text(buf, sizeof(buf), &c[i], r, o));

@@ -46,6 +46,16 @@ const char *fmt_duration(char *buf, size_t size, const struct rc_value *v);
 const char *fmt_count(char *buf, size_t size, const struct rc_value *v);
 const char *fmt_energy(char *buf, size_t size, const struct rc_value *v);
 
+/*
+ * The chosen events, from get-info: what the records' event counts are
+ * named in every output. Without, they are not shown.
+ */
+void out_set_events(const struct rc_info *info);
+/* The name of chosen event @e ("cache-misses", "r11"), or NULL. */
+const char *out_event_name(int e);
+/* Its count over both levels it is counted at; absent if neither came. */
+struct rc_value rc_event_total(const struct rc_usage *u, int e);
+
 /* A record as a block of rows, for one query. */
 void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *ts,
 		     const struct out_opts *o);

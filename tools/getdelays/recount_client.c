@@ -73,6 +73,16 @@ static struct nla_policy usage_policy[RECOUNT_A_USAGE_MAX + 1] = {
 	[RECOUNT_A_USAGE_IDLE_IRQ_TIME] = { .type = NLA_U64 },
 	[RECOUNT_A_USAGE_INEXACT] = { .type = NLA_U32 },
 	[RECOUNT_A_USAGE_KIND] = { .type = NLA_U32 },
+	[RECOUNT_A_USAGE_EVENT] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy event_policy[RECOUNT_A_EVENT_MAX + 1] = {
+	[RECOUNT_A_EVENT_INDEX] = { .type = NLA_U32 },
+	[RECOUNT_A_EVENT_TYPE] = { .type = NLA_U32 },
+	[RECOUNT_A_EVENT_CONFIG] = { .type = NLA_U64 },
+	[RECOUNT_A_EVENT_MODE] = { .type = NLA_U32 },
+	[RECOUNT_A_EVENT_USER] = { .type = NLA_U64 },
+	[RECOUNT_A_EVENT_KERNEL] = { .type = NLA_U64 },
 };
 
 static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
@@ -99,6 +109,7 @@ static struct nla_policy record_policy[RECOUNT_A_MAX + 1] = {
 	[RECOUNT_A_PARENT_TGID] = { .type = NLA_U32 },
 	[RECOUNT_A_CHILDREN] = { .type = NLA_NESTED },
 	[RECOUNT_A_CHILDREN_RUNTIME] = { .type = NLA_NESTED },
+	[RECOUNT_A_EVENT_GEN] = { .type = NLA_U32 },
 };
 
 static struct nla_policy runtime_policy[RECOUNT_A_RUNTIME_MAX + 1] = {
@@ -176,8 +187,9 @@ static const struct {
 
 static int decode_usage(struct nlattr *nest, struct rc_usage *u)
 {
-	struct nlattr *tb[RECOUNT_A_USAGE_MAX + 1];
+	struct nlattr *tb[RECOUNT_A_USAGE_MAX + 1], *a;
 	size_t i;
+	int rem;
 
 	/* Attributes newer than this client are skipped, not rejected. */
 	if (nla_parse_nested(tb, RECOUNT_A_USAGE_MAX, nest, usage_policy) < 0)
@@ -196,6 +208,26 @@ static int decode_usage(struct nlattr *nest, struct rc_usage *u)
 	if (tb[RECOUNT_A_USAGE_KIND]) {
 		u->has_kind = true;
 		u->kind = nla_get_u32(tb[RECOUNT_A_USAGE_KIND]);
+	}
+	/* nla_parse_nested() keeps the last event nest: walk them all. */
+	nla_for_each_nested(a, nest, rem) {
+		struct nlattr *eb[RECOUNT_A_EVENT_MAX + 1];
+		uint32_t i;
+
+		if (nla_type(a) != RECOUNT_A_USAGE_EVENT)
+			continue;
+		if (nla_parse_nested(eb, RECOUNT_A_EVENT_MAX, a, event_policy) < 0 ||
+		    !eb[RECOUNT_A_EVENT_INDEX])
+			return -EPROTO;
+		i = nla_get_u32(eb[RECOUNT_A_EVENT_INDEX]);
+		if (i >= RC_MAX_EVENTS)
+			continue;
+		if (eb[RECOUNT_A_EVENT_USER])
+			u->event_user[i] = (struct rc_value){
+				true, nla_get_u64(eb[RECOUNT_A_EVENT_USER]) };
+		if (eb[RECOUNT_A_EVENT_KERNEL])
+			u->event_kernel[i] = (struct rc_value){
+				true, nla_get_u64(eb[RECOUNT_A_EVENT_KERNEL]) };
 	}
 	return 0;
 }
@@ -246,6 +278,10 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec)
 		rec->energy_source = nla_get_u32(tb[RECOUNT_A_ENERGY_SOURCE]);
 	if (tb[RECOUNT_A_WITHHELD])
 		rec->withheld = nla_get_u32(tb[RECOUNT_A_WITHHELD]);
+	if (tb[RECOUNT_A_EVENT_GEN]) {
+		rec->has_event_gen = true;
+		rec->event_gen = nla_get_u32(tb[RECOUNT_A_EVENT_GEN]);
+	}
 	if (tb[RECOUNT_A_PARENT_TGID]) {
 		rec->has_parent_tgid = true;
 		rec->parent_tgid = nla_get_u32(tb[RECOUNT_A_PARENT_TGID]);
@@ -565,6 +601,30 @@ static struct nla_policy kind_cpus_policy[RECOUNT_A_KIND_CPUS_MAX + 1] = {
 	[RECOUNT_A_KIND_CPUS_CPUS] = { .type = NLA_STRING },
 };
 
+/* get-info's event nest: the chosen event of its index. */
+static void decode_info_event(struct nlattr *nest, struct rc_info *info)
+{
+	struct nlattr *eb[RECOUNT_A_EVENT_MAX + 1];
+	struct rc_event *ev;
+	uint32_t i;
+
+	if (nla_parse_nested(eb, RECOUNT_A_EVENT_MAX, nest, event_policy) < 0 ||
+	    !eb[RECOUNT_A_EVENT_INDEX])
+		return;
+	i = nla_get_u32(eb[RECOUNT_A_EVENT_INDEX]);
+	if (i >= RC_MAX_EVENTS)
+		return;
+	ev = &info->events[i];
+	if (eb[RECOUNT_A_EVENT_TYPE])
+		ev->type = nla_get_u32(eb[RECOUNT_A_EVENT_TYPE]);
+	if (eb[RECOUNT_A_EVENT_MODE])
+		ev->mode = nla_get_u32(eb[RECOUNT_A_EVENT_MODE]);
+	if (eb[RECOUNT_A_EVENT_CONFIG])
+		ev->config = nla_get_u64(eb[RECOUNT_A_EVENT_CONFIG]);
+	if ((int)i >= info->nr_events)
+		info->nr_events = i + 1;
+}
+
 static int decode_info(struct nlattr *attrs, int len, void *out)
 {
 	struct nlattr *tb[RECOUNT_A_KIND_CPUS_MAX + 1], *a;
@@ -585,6 +645,18 @@ static int decode_info(struct nlattr *attrs, int len, void *out)
 			break;
 		case RECOUNT_A_LISTENERS:
 			info->listeners = nla_get_u32(a);
+			break;
+		case RECOUNT_A_EVENT_GEN:
+			info->event_gen = nla_get_u32(a);
+			break;
+		case RECOUNT_A_MAX_EVENTS:
+			info->max_events = nla_get_u32(a);
+			break;
+		case RECOUNT_A_PMU_COUNTERS:
+			info->pmu_counters = nla_get_u32(a);
+			break;
+		case RECOUNT_A_EVENT:
+			decode_info_event(a, info);
 			break;
 		case RECOUNT_A_KIND_CPUS:
 			if (info->nr_kinds == RC_MAX_KINDS ||
@@ -609,6 +681,31 @@ int rc_get_info(struct rc_client *c, struct rc_info *info)
 	struct rc_request req = { .c = c, .decode = decode_info, .out = info };
 
 	return rc_transact(c, rc_request_msg(c, RECOUNT_CMD_GET_INFO, 0, 0, 0), &req);
+}
+
+int rc_set_events(struct rc_client *c, const struct rc_event *ev, int nr)
+{
+	struct rc_request req = { .c = c, .decoded = 1 };
+	struct nl_msg *msg = rc_request_msg(c, RECOUNT_CMD_SET_EVENTS, 0, 0, 0);
+	struct nlattr *nest;
+	int i;
+
+	for (i = 0; msg && i < nr; i++) {
+		nest = nla_nest_start(msg, RECOUNT_A_EVENT | NLA_F_NESTED);
+		if (!nest ||
+		    nla_put_u32(msg, RECOUNT_A_EVENT_TYPE, ev[i].type) < 0 ||
+		    nla_put_u64(msg, RECOUNT_A_EVENT_CONFIG, ev[i].config) < 0 ||
+		    nla_put_u32(msg, RECOUNT_A_EVENT_MODE, ev[i].mode) < 0) {
+			nlmsg_free(msg);
+			msg = NULL;
+			break;
+		}
+		nla_nest_end(msg, nest);
+	}
+	/* The answer is an ACK: ask for one. */
+	if (msg)
+		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	return rc_transact(c, msg, &req);
 }
 
 static int set_rcvbuf(struct nl_sock *sk, int bytes)

@@ -24,6 +24,16 @@ struct rc_value {
 	uint64_t v;
 };
 
+/* The chosen PMU events a record carries at most. */
+#define RC_MAX_EVENTS 4
+
+/* A chosen PMU event: set-events takes them, get-info lists them. */
+struct rc_event {
+	uint32_t type;			/* enum recount_event_type */
+	uint32_t mode;			/* enum recount_event_mode */
+	uint64_t config;
+};
+
 /* What a thread, a process or a CPU consumed. */
 struct rc_usage {
 	struct rc_value user_ns, kernel_ns, idle_ns;
@@ -34,6 +44,8 @@ struct rc_usage {
 	uint32_t inexact;		/* RECOUNT_INEXACT_* */
 	bool has_kind;
 	uint32_t kind;			/* enum recount_kind */
+	/* The chosen events, by index: their counts at each level counted. */
+	struct rc_value event_user[RC_MAX_EVENTS], event_kernel[RC_MAX_EVENTS];
 };
 
 #define RC_MAX_KINDS 8
@@ -92,6 +104,8 @@ struct rc_record {
 	uint32_t metrics;		/* RECOUNT_METRIC_* */
 	uint32_t withheld;		/* RECOUNT_WITHHELD_*: not ours to read */
 	uint32_t energy_source;		/* enum recount_energy_source */
+	bool has_event_gen;
+	uint32_t event_gen;		/* the generation of the event counts */
 	char comm[32];
 	struct rc_value start_time;	/* CLOCK_BOOTTIME, ns */
 	struct rc_usage usage, exited;
@@ -117,6 +131,10 @@ struct rc_record {
 /* What the kernel counts: RECOUNT_CMD_GET_INFO. */
 struct rc_info {
 	uint32_t flags, metrics, energy_source, listeners;
+	/* The chosen events, their generation, how many may be, counters held. */
+	int nr_events;
+	struct rc_event events[RC_MAX_EVENTS];
+	uint32_t event_gen, max_events, pmu_counters;
 	int nr_kinds;
 	struct {
 		uint32_t kind;
@@ -161,6 +179,8 @@ int rc_get(struct rc_client *c, enum rc_selector sel, uint32_t id,
 
 /* Get what the kernel counts. Returns 0 or a negative errno. */
 int rc_get_info(struct rc_client *c, struct rc_info *info);
+/* Choose the @nr events @ev (none if 0): 0, or a negative errno with extack. */
+int rc_set_events(struct rc_client *c, const struct rc_event *ev, int nr);
 
 /*
  * Dump every thread (of @tgid, if not 0), process or CPU, calling @fn for

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
@@ -1092,6 +1093,7 @@ static void print_info(FILE *f, void *arg)
 	struct rc_info info = {
 		.metrics = RECOUNT_METRIC_TIME | RECOUNT_METRIC_ENERGY,
 		.energy_source = RECOUNT_ENERGY_SOURCE_ESTIMATED, .listeners = 2, .nr_kinds = 2,
+		.max_events = 2,
 		.kind_cpus = {
 			{ RECOUNT_KIND_PERFORMANCE, "0-1" }, { RECOUNT_KIND_EFFICIENCY, "2-3" },
 		},
@@ -1108,13 +1110,15 @@ static void test_info(void)
 
 	out = capture(print_info, &text);
 	check(!strcmp(out, "recount is on\n  metrics: time, energy\n  energy source: estimated\n"
-		      "  performance CPUs: 0-1\n  efficiency CPUs: 2-3\n  listeners: 2\n"),
+		      "  performance CPUs: 0-1\n  efficiency CPUs: 2-3\n  listeners: 2\n"
+		      "  events: none (generation 0, 2 at most; 0 PMU counters held)\n"),
 	      "info as text:\n%s", out);
 	free(out);
 	out = capture(print_info, &json);
 	want = joined("{\"type\":\"info\",\"disabled\":false,\"metrics\":[\"time\",\"energy\"],",
 		      "\"energy_source\":\"estimated\",\"kinds\":{\"performance\":\"0-1\",",
-		      "\"efficiency\":\"2-3\"},\"listeners\":2}\n", NULL);
+		      "\"efficiency\":\"2-3\"},\"listeners\":2,\"events\":[],\"event_gen\":0,",
+		      "\"max_events\":2,\"pmu_counters\":0}\n", NULL);
 	check(!strcmp(out, want), "info as JSON:\n%s", out);
 	free(out);
 }
@@ -1279,6 +1283,185 @@ static void test_openmetrics(void)
 	free(out);
 }
 
+static void print_events_info(FILE *f, void *arg)
+{
+	struct rc_info info = {
+		.metrics = RECOUNT_METRIC_TIME | RECOUNT_METRIC_EVENTS, .nr_events = 2,
+		.events = {
+			{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+			  PERF_COUNT_HW_CACHE_MISSES },
+			{ RECOUNT_EVENT_TYPE_RAW, RECOUNT_EVENT_MODE_ALL, 0x11 },
+		},
+		.event_gen = 3, .max_events = 2, .pmu_counters = 12,
+	};
+
+	out_info(f, &info, arg);
+}
+
+static void print_events_openmetrics(FILE *f, void *arg)
+{
+	out_openmetrics(f, arg, 1, 0, false);
+}
+
+static void print_events_table(FILE *f, void *arg)
+{
+	static const struct out_opts text_opts;
+
+	table_header(f, TABLE_THREADS);
+	table_row(f, TABLE_THREADS, arg, &text_opts);
+}
+
+static void print_events_csv(FILE *f, void *arg)
+{
+	static const struct out_opts text_opts;
+
+	csv_header(f, TABLE_THREADS);
+	csv_row(f, TABLE_THREADS, arg, &text_opts);
+}
+
+static void print_events_text(FILE *f, void *arg)
+{
+	static const struct out_opts text_opts;
+
+	out_text_record(f, arg, NULL, &text_opts);
+}
+
+/* -e, the event nests of a record, and their place in every output. */
+static void test_events(void)
+{
+	struct out_opts text = {}, json = { .json = true };
+	struct nl_msg *msg = new_msg(RECOUNT_CMD_GET);
+	struct rc_event ev[RC_MAX_EVENTS];
+	struct rc_info info = {
+		.nr_events = 2,
+		.events = {
+			{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+			  PERF_COUNT_HW_CACHE_MISSES },
+			{ RECOUNT_EVENT_TYPE_RAW, RECOUNT_EVENT_MODE_ALL, 0x11 },
+		},
+	};
+	const char *r11_row =
+		"  r11                       1000                7             1007  (inexact)\n";
+	struct rc_record rec;
+	struct nlattr *nest, *e;
+	char err[256], buf[32], *out;
+	int nr;
+
+	check(!parse_events("cache-misses:user,r11,branch-misses:k", ev, &nr, err, sizeof(err)) &&
+	      nr == 3 && ev[0].type == RECOUNT_EVENT_TYPE_HARDWARE &&
+	      ev[0].config == PERF_COUNT_HW_CACHE_MISSES && ev[0].mode == RECOUNT_EVENT_MODE_USER &&
+	      ev[1].type == RECOUNT_EVENT_TYPE_RAW && ev[1].config == 0x11 &&
+	      ev[1].mode == RECOUNT_EVENT_MODE_ALL && ev[2].mode == RECOUNT_EVENT_MODE_KERNEL,
+	      "-e: generic events, raw codes, modes");
+	check(!parse_events("L1-dcache-load-misses", ev, &nr, err, sizeof(err)) && nr == 1 &&
+	      ev[0].type == RECOUNT_EVENT_TYPE_HW_CACHE && ev[0].config == 0x10000,
+	      "-e: a generic cache event");
+	check(!parse_events("none", ev, &nr, err, sizeof(err)) && nr == 0, "-e none: no event");
+	check(parse_events("cache-misses:both", ev, &nr, err, sizeof(err)) &&
+	      strstr(err, "'both' is not a mode"), "-e: an unknown mode is refused");
+	check(parse_events("dcache", ev, &nr, err, sizeof(err)) &&
+	      strstr(err, "unknown event 'dcache'"), "-e: an unknown event is refused");
+	check(parse_events("rxyz", ev, &nr, err, sizeof(err)) &&
+	      parse_events("r", ev, &nr, err, sizeof(err)) &&
+	      parse_events("cycles,", ev, &nr, err, sizeof(err)), "-e: bad raw codes, empty names");
+	check(parse_events("r1,r2,r3,r4,r5", ev, &nr, err, sizeof(err)) &&
+	      strstr(err, "at most 4"), "-e: too many");
+	check(!strcmp(event_name(buf, sizeof(buf), &info.events[0]), "cache-misses") &&
+	      !strcmp(event_name(buf, sizeof(buf), &info.events[1]), "r11") &&
+	      !strcmp(event_name(buf, sizeof(buf), &(struct rc_event){
+			RECOUNT_EVENT_TYPE_HARDWARE, 0, 77 }), "hardware:0x4d"),
+	      "events are named as -e takes them");
+
+	nla_put_u32(msg, RECOUNT_A_PID, 101);
+	nla_put_u32(msg, RECOUNT_A_EVENT_GEN, 3);
+	nest = nla_nest_start(msg, RECOUNT_A_USAGE);
+	nla_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, 3000000);
+	nla_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, 1000000);
+	nla_put_u32(msg, RECOUNT_A_USAGE_INEXACT, RECOUNT_INEXACT_EVENT_1);
+	e = nla_nest_start(msg, RECOUNT_A_USAGE_EVENT);
+	nla_put_u32(msg, RECOUNT_A_EVENT_INDEX, 0);
+	nla_put_u64(msg, RECOUNT_A_EVENT_USER, 42);
+	nla_nest_end(msg, e);
+	e = nla_nest_start(msg, RECOUNT_A_USAGE_EVENT);
+	nla_put_u32(msg, RECOUNT_A_EVENT_INDEX, 1);
+	nla_put_u64(msg, RECOUNT_A_EVENT_USER, 1000);
+	nla_put_u64(msg, RECOUNT_A_EVENT_KERNEL, 7);
+	nla_nest_end(msg, e);
+	nla_nest_end(msg, nest);
+	check(!decode(msg, &rec), "a record with event nests decodes");
+	check(rec.has_event_gen && rec.event_gen == 3 && rec.usage.event_user[0].has &&
+	      rec.usage.event_user[0].v == 42 && !rec.usage.event_kernel[0].has &&
+	      rec.usage.event_user[1].v == 1000 && rec.usage.event_kernel[1].v == 7,
+	      "every event nest, by index, its levels as they came");
+
+	out_set_events(&info);
+	out = capture(print_events_text, &rec);
+	check(strstr(out, "  events                    user           kernel            total\n"
+			  "  cache-misses                42                -               42\n") &&
+	      strstr(out, r11_row),
+	      "events as rows of the text, per level:\n%s", out);
+	free(out);
+	out = capture(print_json, &rec);
+	check(strstr(out, joined("\"events\":[{\"name\":\"cache-misses\",\"mode\":\"user\",",
+				 "\"user\":42,\"kernel\":null,\"total\":42,\"inexact\":false},",
+				 "{\"name\":\"r11\",\"mode\":\"all\",\"user\":1000,\"kernel\":7,",
+				 "\"total\":1007,\"inexact\":true}]", NULL)) &&
+	      strstr(out, "\"inexact\":[\"r11\"]"), "events in JSON:\n%s", out);
+	free(out);
+	out = capture(print_events_openmetrics, &rec);
+	check(strstr(out, "# TYPE recount_thread_events counter\n") &&
+	      strstr(out, "{tid=\"101\",pid=\"0\",comm=\"\",event=\"r11\",mode=\"kernel\"} 7\n") &&
+	      strstr(out, ",event=\"cache-misses\",mode=\"user\"} 42\n") &&
+	      !strstr(out, "event=\"cache-misses\",mode=\"kernel\""),
+	      "events in OpenMetrics, the levels counted:\n%s", out);
+	free(out);
+	out = capture(print_events_info, &text);
+	check(strstr(out, "\n  events: cache-misses:user, r11:all (generation 3, 2 at most; "
+			  "12 PMU counters held)\n"), "the chosen events, as text:\n%s", out);
+	free(out);
+	out = capture(print_events_info, &json);
+	check(strstr(out, joined("\"events\":[{\"name\":\"cache-misses\",\"type\":0,",
+				 "\"config\":3,\"mode\":\"user\"},{\"name\":\"r11\",\"type\":2,",
+				 "\"config\":17,\"mode\":\"all\"}],\"event_gen\":3", NULL)),
+	      "the chosen events, as JSON:\n%s", out);
+	free(out);
+	out = capture(print_events_table, &rec);
+	check(strstr(out, "CACHE-MISSES-U          R11-U          R11-K\n") &&
+	      !strstr(out, "CACHE-MISSES-K") &&
+	      strstr(out, "            42           1000              7\n"),
+	      "a table: a column per chosen event and level it counts:\n%s", out);
+	free(out);
+	out = capture(print_events_csv, &rec);
+	check(strstr(out, ",event0-user,event0-kernel,event1-user,event1-kernel,") &&
+	      strstr(out, ",42,,1000,7,"), "CSV: every event column, empty where not counted:\n%s",
+	      out);
+	free(out);
+	out_set_events(&(struct rc_info){ .nr_events = 0 });
+	out = capture(print_events_table, &rec);
+	check(!strstr(out, "R11"), "no event columns without chosen events:\n%s", out);
+	free(out);
+	nlmsg_free(msg);
+
+	/* Intervals: the difference within a generation, nothing across two. */
+	{
+		struct rc_record p = task(101, 1 * SEC, 2 * SEC), c = p, d;
+
+		p.event_gen = 3;
+		c.event_gen = 3;
+		p.usage.event_user[0] = (struct rc_value){ true, 100 };
+		c.usage.event_user[0] = (struct rc_value){ true, 250 };
+		check(!iv_delta(&p, &c, 10 * SEC, 11 * SEC, &d) && d.usage.event_user[0].has &&
+		      d.usage.event_user[0].v == 150 && !d.usage.event_kernel[0].has,
+		      "an event's interval: its count less the first read's");
+		c.event_gen = 4;
+		c.usage.event_user[0].v = 400;
+		p.usage.inexact = RECOUNT_INEXACT_EVENT_0 | RECOUNT_INEXACT_CYCLES;
+		check(!iv_delta(&p, &c, 10 * SEC, 11 * SEC, &d) && !d.usage.event_user[0].has &&
+		      d.usage.inexact == RECOUNT_INEXACT_CYCLES,
+		      "an interval over a new choice of events has no figure of them, nor their flags");
+	}
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -1297,6 +1480,7 @@ int main(void)
 	test_json();
 	test_waits_and_children();
 	test_info();
+	test_events();
 	test_json_check();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
 	return failures > 255 ? 255 : failures;

@@ -33,12 +33,16 @@ enum recount_flags {
  *   from the same.
  * @RECOUNT_METRIC_ENERGY: energy and idle-energy; energy-source says from
  *   where.
+ * @RECOUNT_METRIC_EVENTS: The events chosen with set-events (get-info lists
+ *   them): an event nest per chosen event in every usage, and event-gen in
+ *   every record. Counted while some are chosen, with per-CPU PMU counters.
  */
 enum recount_metric {
 	RECOUNT_METRIC_TIME = 1,
 	RECOUNT_METRIC_CYCLES = 2,
 	RECOUNT_METRIC_INSTRUCTIONS = 4,
 	RECOUNT_METRIC_ENERGY = 8,
+	RECOUNT_METRIC_EVENTS = 16,
 };
 
 /**
@@ -163,11 +167,15 @@ enum recount_scope {
  * enum recount_inexact - Metrics of a usage that missed part of what they
  *   should have counted: their counters could not be read at some accounting
  *   point (another user held the PMU, a CPU was coming online). Sticky.
+ * @RECOUNT_INEXACT_EVENT_0: The chosen event of index 0.
+ * @RECOUNT_INEXACT_EVENT_1: The chosen event of index 1.
  */
 enum recount_inexact {
 	RECOUNT_INEXACT_CYCLES = 1,
 	RECOUNT_INEXACT_INSTRUCTIONS = 2,
 	RECOUNT_INEXACT_ENERGY = 4,
+	RECOUNT_INEXACT_EVENT_0 = 8,
+	RECOUNT_INEXACT_EVENT_1 = 16,
 };
 
 /**
@@ -190,6 +198,35 @@ enum recount_withheld {
 	RECOUNT_WITHHELD_KERNEL_PMU = 2,
 };
 
+/**
+ * enum recount_event_type - What the config of a chosen event is.
+ * @RECOUNT_EVENT_TYPE_HARDWARE: A generic hardware event, as perf_event_attr's
+ *   PERF_TYPE_HARDWARE (enum perf_hw_id: PERF_COUNT_HW_CACHE_MISSES is 3).
+ * @RECOUNT_EVENT_TYPE_HW_CACHE: A generic cache event, as PERF_TYPE_HW_CACHE:
+ *   cache id, operation shifted by 8, result shifted by 16.
+ * @RECOUNT_EVENT_TYPE_RAW: The PMU's own event code, as PERF_TYPE_RAW.
+ */
+enum recount_event_type {
+	RECOUNT_EVENT_TYPE_HARDWARE,
+	RECOUNT_EVENT_TYPE_HW_CACHE,
+	RECOUNT_EVENT_TYPE_RAW,
+};
+
+/**
+ * enum recount_event_mode - At which privilege levels a chosen event is
+ *   counted.
+ * @RECOUNT_EVENT_MODE_USER: User mode only; each usage has its user count.
+ * @RECOUNT_EVENT_MODE_KERNEL: Kernel mode only; each usage has its kernel
+ *   count.
+ * @RECOUNT_EVENT_MODE_ALL: Both, each apart; each usage has its user and its
+ *   kernel count.
+ */
+enum recount_event_mode {
+	RECOUNT_EVENT_MODE_USER = 1,
+	RECOUNT_EVENT_MODE_KERNEL,
+	RECOUNT_EVENT_MODE_ALL,
+};
+
 enum {
 	RECOUNT_A_USAGE_PAD = 1,
 	RECOUNT_A_USAGE_USER_TIME,
@@ -204,6 +241,7 @@ enum {
 	RECOUNT_A_USAGE_INEXACT,
 	RECOUNT_A_USAGE_KIND,
 	RECOUNT_A_USAGE_IDLE_IRQ_TIME,
+	RECOUNT_A_USAGE_EVENT,
 
 	__RECOUNT_A_USAGE_MAX,
 	RECOUNT_A_USAGE_MAX = (__RECOUNT_A_USAGE_MAX - 1)
@@ -238,9 +276,26 @@ enum {
 	RECOUNT_A_PARENT_TGID,
 	RECOUNT_A_CHILDREN,
 	RECOUNT_A_CHILDREN_RUNTIME,
+	RECOUNT_A_EVENT,
+	RECOUNT_A_EVENT_GEN,
+	RECOUNT_A_MAX_EVENTS,
+	RECOUNT_A_PMU_COUNTERS,
 
 	__RECOUNT_A_MAX,
 	RECOUNT_A_MAX = (__RECOUNT_A_MAX - 1)
+};
+
+enum {
+	RECOUNT_A_EVENT_PAD = 1,
+	RECOUNT_A_EVENT_INDEX,
+	RECOUNT_A_EVENT_TYPE,
+	RECOUNT_A_EVENT_CONFIG,
+	RECOUNT_A_EVENT_MODE,
+	RECOUNT_A_EVENT_USER,
+	RECOUNT_A_EVENT_KERNEL,
+
+	__RECOUNT_A_EVENT_MAX,
+	RECOUNT_A_EVENT_MAX = (__RECOUNT_A_EVENT_MAX - 1)
 };
 
 enum {
@@ -277,6 +332,7 @@ enum {
 	RECOUNT_CMD_REGISTER,
 	RECOUNT_CMD_DEREGISTER,
 	RECOUNT_CMD_EXIT,
+	RECOUNT_CMD_SET_EVENTS,
 
 	__RECOUNT_CMD_MAX,
 	RECOUNT_CMD_MAX = (__RECOUNT_CMD_MAX - 1)

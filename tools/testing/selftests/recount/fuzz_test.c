@@ -88,6 +88,7 @@ static bool errno_expected(int err)
 	switch (err) {
 	case EINVAL: case ERANGE: case ESRCH: case EACCES: case ENODEV:
 	case EOPNOTSUPP: case EPERM: case ENOENT: case EBUSY: case EMSGSIZE:
+	case E2BIG:
 		return true;
 	}
 	return false;
@@ -108,6 +109,9 @@ static int attr_max(int nest)
 		return RECOUNT_A_RUNTIME_MAX;
 	case RECOUNT_A_KIND_CPUS:
 		return RECOUNT_A_KIND_CPUS_MAX;
+	/* get-info's chosen events; a usage's counts of them (no top nest is 14). */
+	case RECOUNT_A_EVENT: case RECOUNT_A_USAGE_EVENT:
+		return RECOUNT_A_EVENT_MAX;
 	}
 	return RECOUNT_A_MAX;
 }
@@ -127,7 +131,8 @@ static bool attrs_ok(const char *p, int len, int nest, int depth, char *why, siz
 				 len, len >= NLA_HDRLEN ? a->nla_len : 0);
 			return false;
 		}
-		if (depth > 2 || type == 0 || type > attr_max(nest)) {
+		/* The deepest: a per-kind usage's counts of a chosen event. */
+		if (depth > 3 || type == 0 || type > attr_max(nest)) {
 			snprintf(why, wsize, "attribute %d in nest %d at depth %d", type, nest,
 				 depth);
 			return false;
@@ -497,6 +502,12 @@ static size_t make_request(__u64 *s, char *buf, size_t size, __u32 seq, bool *to
 		if (!below(s, 8))
 			nlh->nlmsg_flags = rnd(s);
 		gh->cmd = below(s, 8) ? below(s, RECOUNT_CMD_MAX + 3) : rnd(s);
+		/*
+		 * A privileged fuzzer would choose PMU events, each choice a
+		 * restart of recount: only the unprivileged ones try.
+		 */
+		if (gh->cmd == RECOUNT_CMD_SET_EVENTS && !geteuid())
+			gh->cmd = RECOUNT_CMD_GET_INFO;
 		gh->version = below(s, 8) ? RECOUNT_FAMILY_VERSION : rnd(s);
 		gh->reserved = below(s, 16) ? 0 : rnd(s);
 		len = NLMSG_HDRLEN + GENL_HDRLEN;
@@ -746,8 +757,13 @@ FIXTURE_SETUP(fuzz)
 	ksft_print_msg("fuzz: seed %llu (RECOUNT_FUZZ_SEED=%llu repeats it)\n", seed, seed);
 }
 
+/* Random requests may choose PMU events: none stay chosen. */
 FIXTURE_TEARDOWN(fuzz)
 {
+	struct rnl_reply r;
+
+	if (!rnl_get_info(&self->nl, &r) && r.rec.nr_events)
+		rnl_set_events(&self->nl, NULL, 0, &r);
 	rnl_close(&self->nl);
 }
 

@@ -700,6 +700,52 @@ TEST_F(recount, errors)
 	free(r);
 }
 
+/*
+ * -e chooses events, which records then show per level: instructions in
+ * user mode, chosen as an event, count what recount's own user-mode
+ * instructions do. Without a PMU, choosing fails with the kernel's reason.
+ */
+TEST_F(recount, events)
+{
+	struct run *r = new_run();
+	unsigned long long v = 0, ev = 0;
+	const char *events, *want;
+	size_t len;
+
+	EXPECT_EQ(1, GETDELAYS(r, "-e", "cache-misses:sometimes"));
+	EXPECT_STREQ("getdelays: -e: 'sometimes' is not a mode (user, kernel or all)\n", r->err);
+	r->uid = 65534;
+	EXPECT_EQ(4, GETDELAYS(r, "-e", "instructions:user"));
+	r->uid = 0;
+	EXPECT_NE(NULL, strstr(r->err, "CAP_PERFMON")) TH_LOG("%s", r->err);
+	if (!has_pmu(&self->nl)) {
+		EXPECT_EQ(5, GETDELAYS(r, "-e", "cache-misses"));
+		EXPECT_NE(NULL, strstr(r->err, "cannot choose the events")) TH_LOG("%s", r->err);
+		free(r);
+		SKIP(return, "no PMU counters: events are unsupported here");
+	}
+	ASSERT_EQ(0, GETDELAYS(r, "-e", "instructions:user"));
+	EXPECT_NE(NULL, strstr(r->out, "  events: instructions:user (generation "))
+		TH_LOG("%s", r->out);
+	EXPECT_EQ(0, GETDELAYS(r, "--json", "-c", "sh", "-c",
+			       "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"));
+	events = json_member(r->out, "events", &len);
+	ASSERT_NE(NULL, events) TH_LOG("%s", r->out);
+	want = "[{\"name\":\"instructions\",\"mode\":\"user\",";
+	EXPECT_EQ(0, strncmp(events, want, strlen(want))) TH_LOG("%.*s", (int)len, events);
+	EXPECT_TRUE(json_member_u64(events + 1, "user", &ev)) TH_LOG("%.*s", (int)len, events);
+	EXPECT_TRUE(json_member_u64(r->out, "user_instructions", &v));
+	EXPECT_EQ(v, ev);
+	EXPECT_GT(ev, 1000000);
+	EXPECT_EQ(0, GETDELAYS(r, "-c", "true"));
+	want = "\n  events                    user           kernel            total\n"
+	       "  instructions ";
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	EXPECT_EQ(0, GETDELAYS(r, "-e", "none"));
+	EXPECT_NE(NULL, strstr(r->out, "  events: none (generation ")) TH_LOG("%s", r->out);
+	free(r);
+}
+
 /* A thread busy half of every 20 ms, until told to stop. */
 static atomic_bool half_stop;
 

@@ -198,6 +198,7 @@ struct reader {
 	pthread_t thread;
 	pid_t target;
 	unsigned long long until;
+	bool event;	/* an event of user-mode instructions is chosen */
 	unsigned long reads, moved, torn;
 };
 
@@ -205,7 +206,8 @@ struct reader {
  * Read a spinning thread over and over. Between two whole reads its user
  * cycles and user instructions grow together (the spin's CPI is steady); a
  * torn read, cycles of one update and instructions of another, would make
- * one of them move without the other.
+ * one of them move without the other. A chosen event of user-mode
+ * instructions, read with them, equals them.
  */
 static void *reader_main(void *p)
 {
@@ -229,6 +231,8 @@ static void *reader_main(void *p)
 			if (!dc || !di || dc > 2 * di || di > 2 * dc)
 				rd->torn++;
 		}
+		if (rd->event && r.rec.usage.event_user[0] != r.rec.usage.user_instructions)
+			rd->torn++;
 		last = r.rec.usage;
 	}
 	rnl_close(&nl);
@@ -239,16 +243,28 @@ TEST_F(recount, cpi_is_never_torn)
 {
 	struct reader rd[3];
 	unsigned long moved = 0;
+	struct rnl_reply r;
 	struct worker w;
+	bool event;
 	int i;
 
 	if (!have_pmu(&self->nl))
 		SKIP(return, NO_PMU);
+#ifdef __aarch64__
+	{
+		/* Arm PMUv3's INST_RETIRED, chosen as an event. */
+		struct rnl_event ev = { RECOUNT_EVENT_TYPE_RAW, RECOUNT_EVENT_MODE_USER, 0x08 };
+
+		ASSERT_EQ(0, rnl_set_events(&self->nl, &ev, 1, &r)) TH_LOG("%s", r.extack);
+	}
+#endif
+	event = !rnl_get_info(&self->nl, &r) && r.rec.nr_events == 1;
 	ASSERT_EQ(0, worker_start(&w, work_spin_user, 1500 * NSEC_PER_MSEC, 1));
 	ASSERT_EQ(1, write(w.go[1], "r", 1));
 	sleep_ns(100 * NSEC_PER_MSEC);
 	for (i = 0; i < 3; i++) {
-		rd[i] = (struct reader){ .target = w.tid, .until = now_ns() + NSEC_PER_SEC };
+		rd[i] = (struct reader){ .target = w.tid, .until = now_ns() + NSEC_PER_SEC,
+					 .event = event };
 		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]));
 	}
 	for (i = 0; i < 3; i++) {

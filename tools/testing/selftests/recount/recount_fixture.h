@@ -24,8 +24,13 @@ FIXTURE_SETUP(recount)
 		ASSERT_EQ(0, recount_sysctl_set(1)) TH_LOG("cannot switch recount on");
 }
 
+/* A test that chose PMU events (events_test.c) leaves none chosen. */
 FIXTURE_TEARDOWN(recount)
 {
+	struct rnl_reply r;
+
+	if (!rnl_get_info(&self->nl, &r) && r.rec.nr_events)
+		rnl_set_events(&self->nl, NULL, 0, &r);
 	rnl_close(&self->nl);
 }
 

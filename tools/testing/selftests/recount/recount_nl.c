@@ -105,6 +105,50 @@ static const struct {
 	USAGE(RECOUNT_A_USAGE_KIND, kind, RNL_KIND),
 };
 
+/* Attribute @type of the nest @nest, if it is there and @size bytes. */
+static bool rnl_nested(const struct nlattr *nest, int type, void *value, size_t size)
+{
+	int len = RNL_ATTR_LEN(nest);
+	struct nlattr *a;
+
+	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		if ((a->nla_type & NLA_TYPE_MASK) == type && RNL_ATTR_LEN(a) == (int)size) {
+			memcpy(value, RNL_ATTR_DATA(a), size);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A usage's event nest: its counts go to their index. */
+static void parse_event_counts(const struct nlattr *nest, struct rnl_usage *u)
+{
+	__u32 i;
+
+	if (!rnl_nested(nest, RECOUNT_A_EVENT_INDEX, &i, sizeof(i)) || i >= RNL_MAX_EVENTS)
+		return;
+	if (rnl_nested(nest, RECOUNT_A_EVENT_USER, &u->event_user[i], sizeof(__u64)))
+		u->event_has |= 1u << (2 * i);
+	if (rnl_nested(nest, RECOUNT_A_EVENT_KERNEL, &u->event_kernel[i], sizeof(__u64)))
+		u->event_has |= 1u << (2 * i + 1);
+}
+
+/* get-info's event nest: the chosen event of its index. */
+static void parse_event(const struct nlattr *nest, struct rnl_record *r)
+{
+	struct rnl_event *ev;
+	__u32 i;
+
+	if (!rnl_nested(nest, RECOUNT_A_EVENT_INDEX, &i, sizeof(i)) || i >= RNL_MAX_EVENTS)
+		return;
+	ev = &r->events[i];
+	rnl_nested(nest, RECOUNT_A_EVENT_TYPE, &ev->type, sizeof(ev->type));
+	rnl_nested(nest, RECOUNT_A_EVENT_MODE, &ev->mode, sizeof(ev->mode));
+	rnl_nested(nest, RECOUNT_A_EVENT_CONFIG, &ev->config, sizeof(ev->config));
+	if ((int)i >= r->nr_events)
+		r->nr_events = i + 1;
+}
+
 /* An attribute of the wrong size is left out, as one this test does not know. */
 static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 {
@@ -114,6 +158,10 @@ static void parse_usage(struct nlattr *nest, struct rnl_usage *u)
 
 	memset(u, 0, sizeof(*u));
 	for (a = RNL_ATTR_DATA(nest); rnl_attr_ok(a, len); a = rnl_attr_next(a, &len)) {
+		if ((a->nla_type & NLA_TYPE_MASK) == RECOUNT_A_USAGE_EVENT) {
+			parse_event_counts(a, u);
+			continue;
+		}
 		for (i = 0; i < ARRAY_SIZE(usage_values); i++) {
 			if (usage_values[i].attr != (a->nla_type & NLA_TYPE_MASK))
 				continue;
@@ -203,6 +251,9 @@ static const struct {
 	SCALAR(RECOUNT_A_START_TIME, start_time, FLAG(has_start_time)),
 	SCALAR(RECOUNT_A_WITHHELD, withheld, NO_FLAG),
 	SCALAR(RECOUNT_A_PARENT_TGID, parent_tgid, FLAG(has_parent_tgid)),
+	SCALAR(RECOUNT_A_EVENT_GEN, event_gen, FLAG(has_event_gen)),
+	SCALAR(RECOUNT_A_MAX_EVENTS, max_events, NO_FLAG),
+	SCALAR(RECOUNT_A_PMU_COUNTERS, pmu_counters, NO_FLAG),
 };
 
 static bool parse_scalar(const struct nlattr *a, struct rnl_record *r)
@@ -250,6 +301,9 @@ static void parse_record(struct nlmsghdr *nlh, struct rnl_record *r)
 			break;
 		case RECOUNT_A_KIND_CPUS:
 			parse_kind_cpus(a, r);
+			break;
+		case RECOUNT_A_EVENT:
+			parse_event(a, r);
 			break;
 		case RECOUNT_A_RUNTIME:
 			parse_runtime(a, &r->runtime);
@@ -491,6 +545,26 @@ int rnl_get_info(struct rnl *nl, struct rnl_reply *reply)
 	struct rnl_msg m;
 
 	rnl_msg_init(nl, &m, RECOUNT_CMD_GET_INFO, 0);
+	return rnl_transact(nl, &m, reply);
+}
+
+int rnl_set_events(struct rnl *nl, const struct rnl_event *ev, int nr, struct rnl_reply *reply)
+{
+	struct rnl_msg m;
+	int i;
+
+	rnl_msg_init(nl, &m, RECOUNT_CMD_SET_EVENTS, 0);
+	for (i = 0; i < nr; i++) {
+		struct nlattr *nest = (struct nlattr *)(m.buf + m.len);
+		size_t start = m.len;
+
+		rnl_put(&m, RECOUNT_A_EVENT | NLA_F_NESTED, NULL, 0);
+		rnl_put_u32(&m, RECOUNT_A_EVENT_TYPE, ev[i].type);
+		rnl_put(&m, RECOUNT_A_EVENT_CONFIG, &ev[i].config, sizeof(ev[i].config));
+		if (ev[i].mode)
+			rnl_put_u32(&m, RECOUNT_A_EVENT_MODE, ev[i].mode);
+		nest->nla_len = m.len - start;
+	}
 	return rnl_transact(nl, &m, reply);
 }
 

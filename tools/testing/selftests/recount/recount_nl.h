@@ -35,6 +35,14 @@ enum {
 	RNL_IDLE_IRQ		= 1 << 8,
 };
 
+#define RNL_MAX_EVENTS 4
+
+/* A chosen PMU event: set-events takes them, get-info lists them. */
+struct rnl_event {
+	__u32 type, mode;	/* enum recount_event_type, enum recount_event_mode */
+	__u64 config;
+};
+
 struct rnl_usage {
 	unsigned int has;
 	__u64 user, kernel, idle;
@@ -43,6 +51,9 @@ struct rnl_usage {
 	__u64 energy, idle_energy;
 	__u64 idle_irq;
 	__u32 inexact, kind;
+	/* chosen events, by index: bit 2i their user count came, 2i + 1 kernel */
+	unsigned int event_has;
+	__u64 event_user[RNL_MAX_EVENTS], event_kernel[RNL_MAX_EVENTS];
 };
 
 #define RNL_MAX_KINDS 4
@@ -87,6 +98,11 @@ struct rnl_record {
 	bool has_start_time;
 	__u64 start_time;
 	__u32 withheld;		/* 0 when absent */
+	/* the generation of the event counts; get-info: the chosen events */
+	bool has_event_gen;
+	__u32 event_gen, max_events, pmu_counters;
+	int nr_events;
+	struct rnl_event events[RNL_MAX_EVENTS];
 };
 
 /* A request being built. */
@@ -130,6 +146,8 @@ int rnl_get(struct rnl *nl, int sel, __u32 id, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_GET_INFO. */
 int rnl_get_info(struct rnl *nl, struct rnl_reply *reply);
+/* Choose @nr events; a @mode of 0 leaves the attribute out. */
+int rnl_set_events(struct rnl *nl, const struct rnl_event *ev, int nr, struct rnl_reply *reply);
 
 /* RECOUNT_CMD_REGISTER or _DEREGISTER of @cpumask (NULL: no attribute). */
 int rnl_listen(struct rnl *nl, bool reg, const char *cpumask, struct rnl_reply *reply);

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recount's chosen PMU events (set-events): counted per level exactly as
+ * cycles and instructions are, a new generation per choice, never mixed,
+ * never torn; refused when the PMU cannot count them or the caller may not.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "recount_fixture.h"
+
+#define NO_PMU "no PMU counters: events are unsupported here"
+
+/* Arm PMUv3 common events, as the architecture numbers them. */
+#define ARMV8_INST_RETIRED	0x08
+#define ARMV8_CPU_CYCLES	0x11
+
+static __u32 metrics_of(struct rnl *nl)
+{
+	struct rnl_reply r;
+
+	return rnl_get_info(nl, &r) ? 0 : r.rec.metrics;
+}
+
+static bool have_pmu(struct rnl *nl)
+{
+	__u32 both = RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS;
+
+	return (metrics_of(nl) & both) == both;
+}
+
+/* Are the raw codes above Arm PMUv3's? */
+static bool arm64(void)
+{
+#ifdef __aarch64__
+	return true;
+#else
+	return false;
+#endif
+}
+
+static int set_events(struct rnl *nl, const struct rnl_event *ev, int nr, struct rnl_reply *r)
+{
+	return rnl_set_events(nl, ev, nr, r);
+}
+
+/* Choose @ev, or fail the test with the kernel's reason. */
+#define CHOOSE(ev, nr) do {							\
+	struct rnl_reply __r;							\
+	int __err = set_events(&self->nl, (ev), (nr), &__r);			\
+	ASSERT_EQ(0, __err) TH_LOG("set-events: %s (%s)", strerror(-__err),	\
+				   __r.extack);					\
+} while (0)
+
+static __u32 gen_of(struct rnl *nl)
+{
+	struct rnl_reply r;
+
+	return rnl_get_info(nl, &r) ? 0 : r.rec.event_gen;
+}
+
+TEST_F(recount, info_says_how_many_and_which)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+				PERF_COUNT_HW_INSTRUCTIONS };
+	struct rnl_reply r, before;
+
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &before));
+	EXPECT_EQ(2, before.rec.max_events);
+	EXPECT_TRUE(before.rec.has_event_gen);
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	CHOOSE(&ev, 1);
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	EXPECT_EQ(before.rec.event_gen + 1, r.rec.event_gen);
+	ASSERT_EQ(1, r.rec.nr_events);
+	EXPECT_EQ(RECOUNT_EVENT_TYPE_HARDWARE, r.rec.events[0].type);
+	EXPECT_EQ(PERF_COUNT_HW_INSTRUCTIONS, r.rec.events[0].config);
+	EXPECT_EQ(RECOUNT_EVENT_MODE_USER, r.rec.events[0].mode);
+	EXPECT_TRUE(r.rec.metrics & RECOUNT_METRIC_EVENTS);
+	/* Cycles and instructions at two levels, and the event at one, per CPU. */
+	EXPECT_EQ(5 * get_nprocs(), r.rec.pmu_counters);
+}
+
+/* Without a PMU, choosing an event says events are unsupported. */
+TEST_F(recount, unsupported_without_a_pmu)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_ALL,
+				PERF_COUNT_HW_CACHE_MISSES };
+	struct rnl_reply r;
+
+	if (have_pmu(&self->nl))
+		SKIP(return, "the kernel has PMU counters");
+	EXPECT_EQ(-EOPNOTSUPP, set_events(&self->nl, &ev, 1, &r));
+	EXPECT_NE(0, strlen(r.extack));
+	TH_LOG("refused: %s", r.extack);
+	EXPECT_EQ(0, metrics_of(&self->nl) & RECOUNT_METRIC_EVENTS);
+}
+
+/*
+ * Spin in user mode and make system calls on CPU 1 in a thread that starts
+ * after the events are chosen, and return its record once it is at rest.
+ */
+static int spin_and_read(struct rnl *nl, struct rnl_record *rec)
+{
+	struct worker w;
+	int err, i;
+
+	if (worker_start(&w, work_spin_user, 30 * NSEC_PER_MSEC, 1))
+		return -1;
+	for (i = 0; i < 3; i++)
+		if (worker_run(&w))
+			return -1;
+	err = wait_at_rest(nl, w.tid, rec);
+	worker_stop(&w);
+	return err;
+}
+
+/* The event and the built-in metric, per level, of a record's usage. */
+static void expect_equal(struct __test_metadata *_metadata, const struct rnl_usage *u,
+			 __u64 user, __u64 kernel, const char *what)
+{
+	TH_LOG("%s: user %llu event %llu, kernel %llu event %llu", what,
+	       (unsigned long long)user, (unsigned long long)u->event_user[0],
+	       (unsigned long long)kernel, (unsigned long long)u->event_kernel[0]);
+	ASSERT_EQ(3, u->event_has & 3);
+	EXPECT_GT(user, 1000000);
+	EXPECT_EQ(user, u->event_user[0]);
+	EXPECT_EQ(kernel, u->event_kernel[0]);
+	EXPECT_EQ(0, u->inexact);
+}
+
+/*
+ * The raw codes of instructions and cycles, chosen as events, count what
+ * recount's own instructions and cycles do, per level, exactly: they are
+ * read at the same points, right after them.
+ */
+TEST_F(recount, raw_instructions_and_cycles_equal_the_builtin_counts)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_RAW, RECOUNT_EVENT_MODE_ALL };
+	struct rnl_record rec;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	if (!arm64() || get_nprocs() < 2)
+		SKIP(return, "needs an Arm PMUv3's raw event codes and two CPUs");
+
+	ev.config = ARMV8_INST_RETIRED;
+	CHOOSE(&ev, 1);
+	ASSERT_EQ(0, spin_and_read(&self->nl, &rec));
+	ASSERT_TRUE(rec.has_event_gen);
+	EXPECT_EQ(gen_of(&self->nl), rec.event_gen);
+	expect_equal(_metadata, &rec.usage, rec.usage.user_instructions,
+		     rec.usage.kernel_instructions, "instructions");
+
+	ev.config = ARMV8_CPU_CYCLES;
+	CHOOSE(&ev, 1);
+	ASSERT_EQ(0, spin_and_read(&self->nl, &rec));
+	expect_equal(_metadata, &rec.usage, rec.usage.user_cycles, rec.usage.kernel_cycles,
+		     "cycles");
+}
+
+/* A common event the PMU does not list, or -1. */
+static int unlisted_event(void)
+{
+	static const char *const dirs[] = {
+		"/sys/bus/event_source/devices/armv8_pmuv3_0/events",
+		"/sys/bus/event_source/devices/armv8_pmuv3/events",
+	};
+	bool listed[0x40] = { false };
+	struct dirent *de;
+	unsigned int code;
+	char path[512];
+	DIR *d = NULL;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(dirs) && !d; i++)
+		d = opendir(dirs[i]);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dirs[i - 1], de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "event=%x", &code) == 1 && code < 0x40)
+			listed[code] = true;
+		fclose(f);
+	}
+	closedir(d);
+	/* 0 is SW_INCR, counted by writes to a register. */
+	for (code = 1; code < 0x40; code++)
+		if (!listed[code])
+			return code;
+	return -1;
+}
+
+/* An event the PMU cannot count is refused, by name, and nothing changes. */
+TEST_F(recount, an_event_the_pmu_does_not_count_is_refused)
+{
+	struct rnl_event ev[2] = {
+		{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+		  PERF_COUNT_HW_INSTRUCTIONS },
+		{ RECOUNT_EVENT_TYPE_RAW, RECOUNT_EVENT_MODE_ALL },
+	};
+	struct rnl_reply r, info;
+	int code;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	code = unlisted_event();
+	if (code < 0)
+		SKIP(return, "no Arm PMUv3 event list, or it lists every common event");
+	ev[1].config = code;
+	CHOOSE(ev, 1);
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &info));
+	EXPECT_EQ(-EOPNOTSUPP, set_events(&self->nl, ev, 2, &r));
+	TH_LOG("raw %#x: %s", code, r.extack);
+	EXPECT_NE(NULL, strstr(r.extack, "event 1"));
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	EXPECT_EQ(info.rec.event_gen, r.rec.event_gen);
+	EXPECT_EQ(1, r.rec.nr_events);
+}
+
+/* Bad requests get their errno and a message; nothing changes. */
+TEST_F(recount, bad_requests_are_refused)
+{
+	struct rnl_event ev[3] = {
+		{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+		  PERF_COUNT_HW_INSTRUCTIONS },
+		{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER, PERF_COUNT_HW_CPU_CYCLES },
+		{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER, PERF_COUNT_HW_CPU_CYCLES },
+	};
+	struct rnl_event bad_mode = { RECOUNT_EVENT_TYPE_HARDWARE, 7, 0 };
+	struct rnl_event bad_type = { 9, RECOUNT_EVENT_MODE_USER, 0 };
+	__u32 gen = gen_of(&self->nl);
+	struct rnl_reply r;
+
+	EXPECT_EQ(-E2BIG, set_events(&self->nl, ev, 3, &r));
+	EXPECT_NE(NULL, strstr(r.extack, "at most 2"));
+	EXPECT_EQ(-ERANGE, set_events(&self->nl, &bad_mode, 1, &r));
+	EXPECT_TRUE(r.has_offs);
+	EXPECT_EQ(-ERANGE, set_events(&self->nl, &bad_type, 1, &r));
+	EXPECT_TRUE(r.has_offs);
+	EXPECT_EQ(gen, gen_of(&self->nl));
+}
+
+/*
+ * Events are counted for everyone and a choice restarts recount: it needs
+ * CAP_PERFMON, whatever perf_event_paranoid lets users count themselves.
+ */
+TEST_F(recount, an_unprivileged_caller_is_refused)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+				PERF_COUNT_HW_INSTRUCTIONS };
+	__u32 gen = gen_of(&self->nl);
+	int status;
+	pid_t child;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		struct rnl_reply r;
+		struct rnl nl;
+
+		if (become_nobody() || rnl_open(&nl))
+			_exit(2);
+		_exit(set_events(&nl, &ev, 1, &r) == -EPERM && strstr(r.extack, "CAP_PERFMON") ?
+		      0 : 1);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(gen, gen_of(&self->nl));
+}
+
+/*
+ * Choosing again starts a new generation: a thread's counts of the old one
+ * are dropped, not added to those of the new one, which count only what it
+ * ran after the choice.
+ */
+TEST_F(recount, a_new_generation_never_mixes_counts)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+				PERF_COUNT_HW_INSTRUCTIONS };
+	struct rnl_record a, b, c;
+	struct worker w;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	CHOOSE(&ev, 1);
+	ASSERT_EQ(0, worker_start(&w, work_spin_user, 50 * NSEC_PER_MSEC, 1));
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &a));
+	EXPECT_GT(a.usage.event_user[0], 1000000);
+
+	CHOOSE(&ev, 1);
+	GET(RECOUNT_A_PID, w.tid, &b);
+	EXPECT_EQ(a.event_gen + 1, b.event_gen);
+	EXPECT_EQ(1, b.usage.event_has & 1);
+	EXPECT_EQ(0, b.usage.event_user[0]);
+
+	ASSERT_EQ(0, worker_run(&w));
+	ASSERT_EQ(0, wait_at_rest(&self->nl, w.tid, &c));
+	worker_stop(&w);
+	TH_LOG("generation %u: %llu, %u: %llu; instructions %llu, then %llu",
+	       a.event_gen, (unsigned long long)a.usage.event_user[0], c.event_gen,
+	       (unsigned long long)c.usage.event_user[0],
+	       (unsigned long long)a.usage.user_instructions,
+	       (unsigned long long)c.usage.user_instructions);
+	EXPECT_EQ(b.event_gen, c.event_gen);
+	EXPECT_GT(c.usage.event_user[0], 1000000);
+	/* What it counted since the choice, when the thread was at rest, only. */
+	if (arm64())
+		EXPECT_EQ(c.usage.user_instructions - b.usage.user_instructions,
+			  c.usage.event_user[0]);
+}
+
+/*
+ * Exit records carry the chosen events: a child that spins and exits gets
+ * its thread's and its process's final counts, equal to its instructions.
+ */
+TEST_F(recount, exit_records_carry_the_events)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+				PERF_COUNT_HW_INSTRUCTIONS };
+	struct rnl_record rec;
+	struct rnl listener;
+	struct rnl_reply r;
+	int got = 0, status;
+	pid_t child;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	CHOOSE(&ev, 1);
+	ASSERT_EQ(0, rnl_open(&listener));
+	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		spin_user(30 * NSEC_PER_MSEC);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	while (rnl_next_exit(&listener, &rec, 500) == 1) {
+		if (rec.tgid != (__u32)child)
+			continue;
+		got++;
+		TH_LOG("%s: event %llu, instructions %llu, generation %u",
+		       rec.has_pid ? "thread" : "process",
+		       (unsigned long long)rec.usage.event_user[0],
+		       (unsigned long long)rec.usage.user_instructions, rec.event_gen);
+		EXPECT_TRUE(rec.has_event_gen);
+		EXPECT_EQ(gen_of(&self->nl), rec.event_gen);
+		EXPECT_EQ(1, rec.usage.event_has & 3);
+		EXPECT_GT(rec.usage.event_user[0], 1000000);
+		if (arm64())
+			EXPECT_EQ(rec.usage.user_instructions, rec.usage.event_user[0]);
+	}
+	rnl_close(&listener);
+	EXPECT_EQ(2, got);
+}
+
+TEST_HARNESS_MAIN
