@@ -91,12 +91,15 @@ struct recount_delta {
 /**
  * struct recount_event_snap - a CPU's counters of the chosen events
  * @count: their values, per event and level (0 at a level not counted)
+ * @unrun: per event, how long its counters have been enabled but not
+ *	counting, in perf's context time, their levels together
  * @gen: the generation of the events the CPU counts
  * @tried: bit i: the CPU counts event i
  * @valid: bit i: every counter of event i was read
  */
 struct recount_event_snap {
 	u64 count[RECOUNT_NR_EVENTS][RECOUNT_NR_LEVELS];
+	u64 unrun[RECOUNT_NR_EVENTS];
 	u32 gen;
 	u8 tried;
 	u8 valid;
@@ -444,9 +447,12 @@ static inline void recount_usage_add_events(struct recount_usage *usage,
  * @now: the snapshot at the end
  * @delta: set whole
  *
- * An event read at both ends counted the difference; one the CPU counts
- * but could not read at either end counted nothing and is inexact; one the
- * CPU did not count at either end (it was starting) is neither.
+ * An event read at both ends, that counted all the time between (perf did
+ * not rotate it out meanwhile: its time enabled but not running did not
+ * grow), counted the difference; one the CPU counts but could not read at
+ * either end, or that did not count all along, counted nothing and is
+ * inexact; one the CPU did not count at either end (it was starting) is
+ * neither.
  */
 static inline void recount_event_delta(const struct recount_event_snap *prev,
 				       const struct recount_event_snap *now,
@@ -461,6 +467,8 @@ static inline void recount_event_delta(const struct recount_event_snap *prev,
 	delta->counted = tried & now->valid & prev->valid;
 	delta->inexact = 0;
 	for (e = 0; e < RECOUNT_NR_EVENTS; e++) {
+		if ((delta->counted & BIT(e)) && now->unrun[e] != prev->unrun[e])
+			delta->counted &= ~BIT(e);
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
 			delta->count[e][l] = delta->counted & BIT(e) ?
 					     now->count[e][l] - prev->count[e][l] : 0;
@@ -744,7 +752,8 @@ enum recount_pmu_ready {
  * recount_pmu_ready, is set once they are created, and cleared before the
  * first is released: creating and releasing counters sleeps, and the
  * accounting points of the CPU's threads meanwhile must not read some
- * counters but not others. @held: how many of them the PMU scheduled.
+ * counters but not others. @held: how many of the pinned ones (cycles and
+ * instructions) the PMU scheduled; those of the events are flexible.
  */
 struct recount_pmu {
 	u8 ready;
@@ -823,7 +832,13 @@ static __always_inline void recount_pmu_read(struct recount_snap *snap)
  * @snap: the snapshot, set whole but for the counts of events not counted
  *
  * As recount_pmu_read(), for the chosen events: an event is read if the CPU
- * counts it, valid if every one of its counters was read.
+ * counts it, valid if every one of its counters was read. Their counters are
+ * flexible: perf may rotate them out and in between two accounting points,
+ * when they and its flexible events do not fit in the PMU together. It
+ * then adds the time one was out to its time enabled, but not to its time
+ * running, once it is in again (__perf_update_times()): while a counter
+ * counts, the difference stays as it is. Two loads per counter, where
+ * perf_event_read_local()'s times would read the clock.
  */
 static __always_inline void recount_events_read(struct recount_event_snap *snap)
 {
@@ -839,12 +854,16 @@ static __always_inline void recount_events_read(struct recount_event_snap *snap)
 		return;
 	for (e = 0; e < pmu->nr_events; e++) {
 		ok = true;
+		snap->unrun[e] = 0;
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 			snap->count[e][l] = 0;
 			if (!(pmu->event_levels[e] & BIT(l)))
 				continue;
 			event = pmu->event[e][l];
 			ok = ok && event && recount_pmu_read_one(event, cpu, &snap->count[e][l]);
+			if (ok)
+				snap->unrun[e] += event->total_time_enabled -
+						  event->total_time_running;
 		}
 		snap->tried |= BIT(e);
 		if (ok)

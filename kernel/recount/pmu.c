@@ -27,7 +27,12 @@
  * (recount_events_choose()), as cpc(3CPC) and perf do: each a generic
  * hardware or cache event or a raw code, counted in user mode, kernel mode
  * or both, by a counter per level on every CPU, read and added exactly as
- * cycles and instructions are. Two, because counters are few and shared:
+ * cycles and instructions are. Those counters are flexible, not pinned:
+ * perf schedules every pinned event first, CPU-wide or of a task (a KVM
+ * guest's PMU counters, perf stat -e ...:D), so a chosen event never takes
+ * a counter from one; it shares what is left with perf's flexible events,
+ * which perf rotates when they do not fit, and an interval in which it was
+ * rotated out marks it inexact. Two, because counters are few and shared:
  * an Arm PMUv3 core has six besides its cycle counter, recount's cycles and
  * instructions take three of them and the cycle counter, and two events in
  * both modes take the other three and one more; perf's own users need
@@ -78,13 +83,13 @@ static const u32 recount_perf_type[] = {
 };
 
 static void recount_pmu_attr(struct perf_event_attr *attr, u32 type, u64 config,
-			     enum recount_level level)
+			     enum recount_level level, bool pinned)
 {
 	*attr = (struct perf_event_attr){
 		.type		= type,
 		.size		= sizeof(*attr),
 		.config		= config,
-		.pinned		= 1,
+		.pinned		= pinned,
 		.exclude_user	= level == RECOUNT_LEVEL_KERNEL,
 		.exclude_kernel	= level == RECOUNT_LEVEL_USER,
 		.exclude_hv	= 1,
@@ -92,16 +97,19 @@ static void recount_pmu_attr(struct perf_event_attr *attr, u32 type, u64 config,
 }
 
 static struct perf_event *recount_pmu_create(unsigned int cpu, u32 type, u64 config,
-					     enum recount_level level)
+					     enum recount_level level, bool pinned)
 {
 	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
 	struct perf_event_attr attr;
 	struct perf_event *event;
 
-	recount_pmu_attr(&attr, type, config, level);
+	recount_pmu_attr(&attr, type, config, level, pinned);
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(event))
 		return NULL;
+	/* A flexible counter is scheduled, or waits its turn, as perf sees fit. */
+	if (!pinned)
+		return event;
 	if (event->state == PERF_EVENT_STATE_ACTIVE)
 		WRITE_ONCE(pmu->held, pmu->held + 1);
 	else
@@ -132,8 +140,9 @@ static void recount_pmu_install_events(unsigned int cpu)
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 			if (!(spec->mode & BIT(l)) || pmu->event[e][l])
 				continue;
-			pmu->event[e][l] = recount_pmu_create(cpu, recount_perf_type[spec->type],
-							      spec->config, l);
+			WRITE_ONCE(pmu->event[e][l],
+				   recount_pmu_create(cpu, recount_perf_type[spec->type],
+						      spec->config, l, false));
 		}
 		pmu->event_levels[e] = spec->mode;
 	}
@@ -156,10 +165,11 @@ static bool recount_pmu_install(unsigned int cpu)
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 		if (!pmu->cycles[l])
 			pmu->cycles[l] = recount_pmu_create(cpu, PERF_TYPE_HARDWARE,
-							    PERF_COUNT_HW_CPU_CYCLES, l);
+							    PERF_COUNT_HW_CPU_CYCLES, l, true);
 		if (!pmu->instructions[l])
-			pmu->instructions[l] = recount_pmu_create(cpu, PERF_TYPE_HARDWARE,
-								  PERF_COUNT_HW_INSTRUCTIONS, l);
+			pmu->instructions[l] =
+				recount_pmu_create(cpu, PERF_TYPE_HARDWARE,
+						   PERF_COUNT_HW_INSTRUCTIONS, l, true);
 		all &= pmu->cycles[l] && pmu->instructions[l];
 		any |= pmu->cycles[l] || pmu->instructions[l];
 	}
@@ -183,7 +193,8 @@ static void recount_pmu_release(struct perf_event **slot)
 {
 	struct perf_event *event = *slot;
 
-	*slot = NULL;
+	/* recount_pmu_held() may still look at it: perf frees it after RCU. */
+	WRITE_ONCE(*slot, NULL);
 	if (event)
 		perf_event_release_kernel(event);
 }
@@ -303,14 +314,28 @@ bool recount_pmu_supported(void)
 /**
  * recount_pmu_held() - how many PMU counters recount holds
  *
- * Return: the counters the PMU scheduled for recount, all CPUs together.
+ * Return: the counters the PMUs give recount now, all CPUs together: the
+ * pinned ones of cycles and instructions they scheduled, and those of the
+ * chosen events that are counting (not rotated out) at this moment.
  */
 unsigned int recount_pmu_held(void)
 {
+	struct perf_event *event;
+	struct recount_pmu *pmu;
 	unsigned int cpu, held = 0;
+	int e, l;
 
-	for_each_possible_cpu(cpu)
-		held += READ_ONCE(per_cpu_ptr(&recount_pmus, cpu)->held);
+	guard(rcu)();
+	for_each_possible_cpu(cpu) {
+		pmu = per_cpu_ptr(&recount_pmus, cpu);
+		held += READ_ONCE(pmu->held);
+		for (e = 0; e < RECOUNT_NR_EVENTS; e++) {
+			for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+				event = READ_ONCE(pmu->event[e][l]);
+				held += event && READ_ONCE(event->oncpu) >= 0;
+			}
+		}
+	}
 	return held;
 }
 
@@ -381,7 +406,7 @@ static int recount_events_check_one(unsigned int cpu, unsigned int index,
 	struct perf_event *event;
 	bool counted;
 
-	recount_pmu_attr(&attr, recount_perf_type[spec->type], spec->config, level);
+	recount_pmu_attr(&attr, recount_perf_type[spec->type], spec->config, level, false);
 	attr.disabled = 1;
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(event)) {
@@ -438,9 +463,10 @@ static int recount_events_check(const struct recount_event_spec *spec, unsigned 
 }
 
 /*
- * Did every CPU's PMU schedule the counters of @set? Pinned CPU events are
- * never taken from another CPU-pinned user: those it could not schedule are
- * in error, their events' counts inexact. Says so as a warning.
+ * Did every CPU's PMU schedule the counters of @set? Those of the chosen
+ * events are flexible: if they do not fit beside pinned events, perf rotates
+ * them with its flexible events, and the intervals they spend rotated out
+ * are marked inexact. Says so as a warning.
  */
 static void recount_events_held_check(const struct recount_event_set *set,
 				      struct netlink_ext_ack *extack)
@@ -457,17 +483,18 @@ static void recount_events_held_check(const struct recount_event_set *set,
 	cpus_read_unlock();
 	if (held < want)
 		NL_SET_ERR_MSG_FMT(extack,
-				   "the PMUs scheduled %u of the %u counters recount needs: the counts of what they could not are marked inexact",
+				   "the PMUs give recount %u of the %u counters it needs: perf rotates the chosen events, and their counts are inexact while they are rotated out",
 				   held, want);
 }
 
 #ifdef CONFIG_PERF_EVENTS
 /*
  * May the requester of @skb (sender and socket opener) choose @spec? The
- * events are counted for every task and CPU, and a choice restarts recount
- * for everyone: CAP_PERFMON (or CAP_SYS_ADMIN) whatever perf_event_paranoid
- * says, then what security modules' perf_event_open hooks say of a CPU-wide
- * event, of the kernel if one counts it.
+ * events are counted on every CPU: perf's rules for CPU-wide events
+ * (perf_allow_cpu(), and perf_allow_kernel() where one counts the kernel),
+ * with the capabilities of both, as netlink_capable() checks them: unless
+ * perf_event_paranoid is 0 or less, CAP_PERFMON (or CAP_SYS_ADMIN). Then
+ * what security modules' perf_event_open hooks say.
  */
 static int recount_events_allowed(const struct recount_event_spec *spec, unsigned int nr,
 				  const struct sk_buff *skb, struct netlink_ext_ack *extack)
@@ -475,9 +502,10 @@ static int recount_events_allowed(const struct recount_event_spec *spec, unsigne
 	bool kernel = false;
 	unsigned int e;
 
-	if (!netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN)) {
+	if (READ_ONCE(sysctl_perf_event_paranoid) > 0 &&
+	    !netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN)) {
 		NL_SET_ERR_MSG(extack,
-			       "choosing events needs CAP_PERFMON: they are counted for everyone, and a choice restarts recount");
+			       "choosing events needs CAP_PERFMON, as CPU-wide perf events do while perf_event_paranoid is above 0");
 		return -EPERM;
 	}
 	for (e = 0; e < nr; e++)

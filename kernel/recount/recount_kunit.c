@@ -855,9 +855,10 @@ static void recount_test_idle_injection(struct kunit *test)
 }
 
 /*
- * Chosen events: a delta of both ends counted adds, one not read is
- * inexact, ends of two generations count nothing; a usage of an older
- * generation starts from zero, and sums keep the newest generation only.
+ * Chosen events: a delta of both ends counted adds, one not read or
+ * rotated out between is inexact, ends of two generations count nothing;
+ * a usage of an older generation starts from zero, and sums keep the
+ * newest generation only.
  */
 static void recount_test_event_generations(struct kunit *test)
 {
@@ -875,6 +876,16 @@ static void recount_test_event_generations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.count[0][RECOUNT_LEVEL_USER], 5);
 	KUNIT_EXPECT_EQ(test, d.count[1][RECOUNT_LEVEL_KERNEL], 0);
 	KUNIT_EXPECT_EQ(test, d.inexact, RECOUNT_INEXACT_EVENT_1);
+
+	/* Read at both ends, but rotated out between: inexact, nothing added. */
+	now.unrun[0] = 3;
+	recount_event_delta(&prev, &now, &d);
+	KUNIT_EXPECT_EQ(test, d.counted, 0);
+	KUNIT_EXPECT_EQ(test, d.count[0][RECOUNT_LEVEL_USER], 0);
+	KUNIT_EXPECT_EQ(test, d.inexact, RECOUNT_INEXACT_EVENT_0 | RECOUNT_INEXACT_EVENT_1);
+	prev.unrun[0] = 3;
+	recount_event_delta(&prev, &now, &d);
+	KUNIT_EXPECT_EQ(test, d.counted, 1);
 
 	/* A usage of generation 1 drops its counts and flags for 2's. */
 	old.event_gen = 1;

@@ -251,31 +251,143 @@ TEST_F(recount, bad_requests_are_refused)
 }
 
 /*
- * Events are counted for everyone and a choice restarts recount: it needs
- * CAP_PERFMON, whatever perf_event_paranoid lets users count themselves.
+ * Choose no event as nobody, in a child; returns the errno of the answer,
+ * or -1000 if the child could not ask. A refusal must say why.
  */
-TEST_F(recount, an_unprivileged_caller_is_refused)
+static int choose_none_as_nobody(void)
 {
-	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
-				PERF_COUNT_HW_INSTRUCTIONS };
-	__u32 gen = gen_of(&self->nl);
 	int status;
 	pid_t child;
 
 	child = fork();
-	ASSERT_LE(0, child);
+	if (child < 0)
+		return -1000;
 	if (child == 0) {
 		struct rnl_reply r;
 		struct rnl nl;
+		int err;
 
 		if (become_nobody() || rnl_open(&nl))
-			_exit(2);
-		_exit(set_events(&nl, &ev, 1, &r) == -EPERM && strstr(r.extack, "CAP_PERFMON") ?
-		      0 : 1);
+			_exit(255);
+		err = set_events(&nl, NULL, 0, &r);
+		if (err == -EPERM && !strstr(r.extack, "CAP_PERFMON"))
+			_exit(254);
+		_exit(-err);
 	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(gen, gen_of(&self->nl));
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) >= 254)
+		return -1000;
+	return -WEXITSTATUS(status);
+}
+
+/*
+ * The events are counted on every CPU: choosing them is allowed as perf
+ * allows CPU-wide events. While perf_event_paranoid is above 0 that takes
+ * CAP_PERFMON; at 0, anyone may.
+ */
+TEST_F(recount, unprivileged_callers_choose_as_perf_event_paranoid_allows)
+{
+	int saved = paranoid_get(), strict, open;
+	__u32 gen = gen_of(&self->nl), gen_strict;
+
+	ASSERT_LT(-9, saved);
+	ASSERT_EQ(0, paranoid_set(1));
+	strict = choose_none_as_nobody();
+	gen_strict = gen_of(&self->nl);
+	ASSERT_EQ(0, paranoid_set(0));
+	open = choose_none_as_nobody();
+	ASSERT_EQ(0, paranoid_set(saved));
+
+	EXPECT_EQ(-EPERM, strict);
+	EXPECT_EQ(gen, gen_strict);
+	EXPECT_EQ(0, open);
+	EXPECT_EQ(gen + 1, gen_of(&self->nl));
+}
+
+/*
+ * A pinned perf event of this thread counting its user instructions, which
+ * reads its times enabled and running.
+ */
+static int task_pinned_event(void)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_HARDWARE,
+		.size		= sizeof(attr),
+		.config		= PERF_COUNT_HW_INSTRUCTIONS,
+		.pinned		= 1,
+		.exclude_kernel	= 1,
+		.exclude_hv	= 1,
+		.read_format	= PERF_FORMAT_TOTAL_TIME_ENABLED |
+				  PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/*
+ * Has the pinned event @fd counted whenever it was enabled? One that could
+ * not be scheduled is in error, and reads nothing.
+ */
+static bool counts_all_along(int fd)
+{
+	__u64 v[3];
+
+	return read(fd, v, sizeof(v)) == sizeof(v) && v[1] == v[2];
+}
+
+/*
+ * The chosen events' counters are flexible: they never take a counter from
+ * a pinned perf user, even one that came after them, such as a task's
+ * pinned events (KVM's counters of a guest's PMU, perf stat -p with :D).
+ * This thread fills its CPU's free counters with pinned events of its own,
+ * and an event is chosen: its pinned events keep counting, recount holds
+ * one counter fewer than it would, and the thread's count of the event is
+ * inexact, not short.
+ */
+TEST_F(recount, a_chosen_event_never_takes_a_pinned_users_counter)
+{
+	struct rnl_event ev = { RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
+				PERF_COUNT_HW_INSTRUCTIONS };
+	int fd[16], n = 0, i, cpu = sched_getcpu();
+	struct rnl_record rec;
+	struct rnl_reply r;
+	cpu_set_t one, all;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	while (n < (int)ARRAY_SIZE(fd)) {
+		fd[n] = task_pinned_event();
+		ASSERT_LE(0, fd[n]) TH_LOG("perf_event_open: %s", strerror(errno));
+		if (!counts_all_along(fd[n])) {
+			close(fd[n]);
+			break;
+		}
+		n++;
+	}
+	TH_LOG("CPU %d: this thread's pinned events hold %d counters", cpu, n);
+	ASSERT_LT(0, n);
+	ASSERT_GT((int)ARRAY_SIZE(fd), n);
+
+	CHOOSE(&ev, 1);
+	for (i = 0; i < 5; i++) {
+		spin_user(10 * NSEC_PER_MSEC);
+		sleep_ns(5 * NSEC_PER_MSEC);
+	}
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	GET(RECOUNT_A_PID, sys_gettid(), &rec);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(counts_all_along(fd[i])) TH_LOG("pinned event %d lost its counter", i);
+		close(fd[i]);
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+
+	/* Cycles and instructions at two levels, and the event at one, per CPU. */
+	EXPECT_EQ(5 * get_nprocs() - 1, r.rec.pmu_counters);
+	EXPECT_TRUE(rec.usage.inexact & RECOUNT_INEXACT_EVENT_0);
 }
 
 /*

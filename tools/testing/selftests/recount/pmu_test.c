@@ -280,32 +280,6 @@ TEST_F(recount, cpi_is_never_torn)
 	EXPECT_GT(moved, 20);
 }
 
-#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
-
-static int paranoid_get(void)
-{
-	FILE *f = fopen(PARANOID, "r");
-	int v = -9;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -9;
-		fclose(f);
-	}
-	return v;
-}
-
-static int paranoid_set(int v)
-{
-	FILE *f = fopen(PARANOID, "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%d\n", v) > 0;
-	return fclose(f) || !ok ? -1 : 0;
-}
-
 /* Of one record: its withheld flags, and which levels of PMU counts it has. */
 struct pmu_view {
 	__u32 withheld;

@@ -224,6 +224,31 @@ static inline int recount_sysctl_set(int on)
 	return write_file(RECOUNT_SYSCTL, on ? "1\n" : "0\n");
 }
 
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+/* Read kernel.perf_event_paranoid; -9 if it cannot be read. */
+static inline int paranoid_get(void)
+{
+	FILE *f = fopen(PARANOID, "r");
+	int v = -9;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -9;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Write kernel.perf_event_paranoid; returns 0 or -errno. */
+static inline int paranoid_set(int v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d\n", v);
+	return write_file(PARANOID, s);
+}
+
 /*
  * A thread that runs a piece of work each time it is told to, and otherwise
  * blocks in read(): between two runs its values are stable.
