@@ -771,14 +771,16 @@ DECLARE_PER_CPU(struct recount_pmu, recount_pmus);
 /*
  * Read one of the local CPU's counters, interrupts disabled. This is
  * perf_event_read_local() without what recount's counters cannot need: they
- * are recount's own, bound to this CPU, pinned and not inherited, and the
- * caller has interrupts disabled, so perf cannot schedule them in or out
- * meanwhile (it does that on this CPU, interrupts disabled): a counter is
- * active here if and only if its ->oncpu is this CPU, and an active counter
- * is brought up to date by its PMU's ->read(). perf_event_read_local()'s
- * checks and interrupt save and restore cost 64 instructions per counter on
- * arm64, four counters at every context switch. A counter in error (the PMU
- * could not schedule it) is never active: the read fails.
+ * are recount's own, bound to this CPU and not inherited, and the caller has
+ * interrupts disabled, so perf cannot schedule them in or out meanwhile (it
+ * does that on this CPU, interrupts disabled, from its multiplexing hrtimer
+ * too): a counter is active here if and only if its ->oncpu is this CPU,
+ * and an active counter is brought up to date by its PMU's ->read().
+ * perf_event_read_local()'s checks and interrupt save and restore cost 64
+ * instructions per counter on arm64, four counters at every context switch.
+ * A counter that is not active fails the read: a pinned one in error (the
+ * PMU could not schedule it), or a chosen event's flexible one that perf
+ * has rotated out.
  */
 static __always_inline bool recount_pmu_read_one(struct perf_event *event, int cpu,
 						 u64 *value)

@@ -30,9 +30,10 @@
  * cycles and instructions are. Those counters are flexible, not pinned:
  * perf schedules every pinned event first, CPU-wide or of a task (a KVM
  * guest's PMU counters, perf stat -e ...:D), so a chosen event never takes
- * a counter from one; it shares what is left with perf's flexible events,
- * which perf rotates when they do not fit, and an interval in which it was
- * rotated out marks it inexact. Two, because counters are few and shared:
+ * a counter from one. Like any CPU-wide flexible event, it is scheduled
+ * before the flexible events of tasks, and rotated with the other CPU-wide
+ * ones when they do not fit; an interval in which it was out marks it
+ * inexact. Two, because counters are few and shared:
  * an Arm PMUv3 core has six besides its cycle counter, recount's cycles and
  * instructions take three of them and the cycle counter, and two events in
  * both modes take the other three and one more; perf's own users need
@@ -140,9 +141,10 @@ static void recount_pmu_install_events(unsigned int cpu)
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
 			if (!(spec->mode & BIT(l)) || pmu->event[e][l])
 				continue;
-			WRITE_ONCE(pmu->event[e][l],
-				   recount_pmu_create(cpu, recount_perf_type[spec->type],
-						      spec->config, l, false));
+			/* Made whole before recount_pmu_held() may see it. */
+			smp_store_release(&pmu->event[e][l],
+					  recount_pmu_create(cpu, recount_perf_type[spec->type],
+							     spec->config, l, false));
 		}
 		pmu->event_levels[e] = spec->mode;
 	}
@@ -193,7 +195,10 @@ static void recount_pmu_release(struct perf_event **slot)
 {
 	struct perf_event *event = *slot;
 
-	/* recount_pmu_held() may still look at it: perf frees it after RCU. */
+	/*
+	 * recount_pmu_held() may still look at it, under rcu_read_lock():
+	 * perf frees an event after an RCU grace period (_free_event()).
+	 */
 	WRITE_ONCE(*slot, NULL);
 	if (event)
 		perf_event_release_kernel(event);
@@ -331,6 +336,7 @@ unsigned int recount_pmu_held(void)
 		held += READ_ONCE(pmu->held);
 		for (e = 0; e < RECOUNT_NR_EVENTS; e++) {
 			for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+				/* Ordered after its making by the dependency. */
 				event = READ_ONCE(pmu->event[e][l]);
 				held += event && READ_ONCE(event->oncpu) >= 0;
 			}
@@ -489,12 +495,15 @@ static void recount_events_held_check(const struct recount_event_set *set,
 
 #ifdef CONFIG_PERF_EVENTS
 /*
- * May the requester of @skb (sender and socket opener) choose @spec? The
- * events are counted on every CPU: perf's rules for CPU-wide events
- * (perf_allow_cpu(), and perf_allow_kernel() where one counts the kernel),
- * with the capabilities of both, as netlink_capable() checks them: unless
- * perf_event_paranoid is 0 or less, CAP_PERFMON (or CAP_SYS_ADMIN). Then
- * what security modules' perf_event_open hooks say.
+ * May the requester of @skb (sender and socket opener, as netlink_capable()
+ * checks them) choose @spec? A choice changes what every CPU counts and
+ * restarts recount for everyone (IPIs to every CPU, static keys, counters
+ * made again), as the power model and kernel.recount do: it takes
+ * CAP_PERFMON (or CAP_SYS_ADMIN) whatever perf_event_paranoid lets users
+ * read, and perf's stricter rules on top: CAP_SYS_ADMIN where paranoid is
+ * above 2 (kernels that give 3 that meaning refuse perf to anyone else),
+ * then what security modules' perf_event_open hooks say of a CPU-wide
+ * event, and of the kernel if one counts it.
  */
 static int recount_events_allowed(const struct recount_event_spec *spec, unsigned int nr,
 				  const struct sk_buff *skb, struct netlink_ext_ack *extack)
@@ -502,10 +511,14 @@ static int recount_events_allowed(const struct recount_event_spec *spec, unsigne
 	bool kernel = false;
 	unsigned int e;
 
-	if (READ_ONCE(sysctl_perf_event_paranoid) > 0 &&
-	    !netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN)) {
+	if (!netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN)) {
 		NL_SET_ERR_MSG(extack,
-			       "choosing events needs CAP_PERFMON, as CPU-wide perf events do while perf_event_paranoid is above 0");
+			       "choosing events needs CAP_PERFMON: they are counted on every CPU, and a choice restarts recount");
+		return -EPERM;
+	}
+	if (READ_ONCE(sysctl_perf_event_paranoid) > 2 && !netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "choosing events needs CAP_SYS_ADMIN while perf_event_paranoid is above 2");
 		return -EPERM;
 	}
 	for (e = 0; e < nr; e++)

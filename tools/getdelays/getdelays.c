@@ -908,6 +908,8 @@ int main(int argc, char **argv)
 			rc_close(&x.c);
 			return err == -EACCES || err == -EPERM ? EXIT_DENIED : EXIT_ERROR;
 		}
+		if (x.c.extack[0])
+			fprintf(stderr, "getdelays: warning: %s\n", x.c.extack);
 	}
 	out_events_of(&x.c);
 	open_taskstats(&x);

@@ -450,22 +450,38 @@ static void keep_extack(struct rc_client *c, struct nlattr *attrs, int len)
 	}
 }
 
+/* Keep the extended ACK message of the ACK @e, an error or not. */
+static void keep_ack_extack(struct rc_client *c, struct nlmsgerr *e)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	int off = sizeof(*e);
+
+	c->extack[0] = '\0';
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	keep_extack(c, (struct nlattr *)((char *)e + off),
+		    (int)nlh->nlmsg_len - NLMSG_HDRLEN - off);
+}
+
 /* Keep the errno and the extended ACK message of an error reply. */
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
 	struct rc_request *req = arg;
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	int off = sizeof(*e);
 
 	(void)nla;
 	req->c->error = e->error;
-	req->c->extack[0] = '\0';
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - sizeof(e->msg);
-	keep_extack(req->c, (struct nlattr *)((char *)e + off),
-		    (int)nlh->nlmsg_len - NLMSG_HDRLEN - off);
+	keep_ack_extack(req->c, e);
+	return NL_STOP;
+}
+
+/* A success may come with a warning, such as counters set-events did not get. */
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct rc_request *req = arg;
+
+	keep_ack_extack(req->c, nlmsg_data(nlmsg_hdr(msg)));
 	return NL_STOP;
 }
 
@@ -529,6 +545,7 @@ static int rc_transact(struct rc_client *c, struct nl_msg *msg, struct rc_reques
 		return -ENOMEM;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
 	err = nl_recvmsgs(c->sk, cb);
 	nl_cb_put(cb);

@@ -251,26 +251,39 @@ TEST_F(recount, bad_requests_are_refused)
 }
 
 /*
- * Choose no event as nobody, in a child; returns the errno of the answer,
- * or -1000 if the child could not ask. A refusal must say why.
+ * Choose no event as nobody holding the capabilities @caps (a mask of
+ * CAP_*), in a child, with perf_event_paranoid at @paranoid. Returns the
+ * errno of the answer, or -1000 if the child could not ask. A refusal must
+ * say which capability it takes.
  */
-static int choose_none_as_nobody(void)
+static int choose_none_as(int paranoid, __u64 caps)
 {
 	int status;
 	pid_t child;
 
+	if (paranoid_set(paranoid))
+		return -1000;
 	child = fork();
 	if (child < 0)
 		return -1000;
 	if (child == 0) {
+		struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct data[2] = {};
 		struct rnl_reply r;
 		struct rnl nl;
 		int err;
 
-		if (become_nobody() || rnl_open(&nl))
+		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+		    setgid(65534) || setuid(65534))
+			_exit(255);
+		data[0].permitted = (__u32)caps;
+		data[1].permitted = (__u32)(caps >> 32);
+		data[0].effective = data[0].permitted;
+		data[1].effective = data[1].permitted;
+		if (syscall(SYS_capset, &hdr, data) || rnl_open(&nl))
 			_exit(255);
 		err = set_events(&nl, NULL, 0, &r);
-		if (err == -EPERM && !strstr(r.extack, "CAP_PERFMON"))
+		if (err == -EPERM && !strstr(r.extack, caps ? "CAP_SYS_ADMIN" : "CAP_PERFMON"))
 			_exit(254);
 		_exit(-err);
 	}
@@ -280,27 +293,30 @@ static int choose_none_as_nobody(void)
 	return -WEXITSTATUS(status);
 }
 
+#define CAP(c) (1ULL << (c))
+
 /*
- * The events are counted on every CPU: choosing them is allowed as perf
- * allows CPU-wide events. While perf_event_paranoid is above 0 that takes
- * CAP_PERFMON; at 0, anyone may.
+ * A choice changes what every CPU counts and restarts recount for everyone:
+ * it takes CAP_PERFMON whatever perf_event_paranoid lets users read, even at
+ * -1, where perf lets anyone open CPU-wide events; and CAP_SYS_ADMIN where
+ * perf_event_paranoid is above 2, as perf then wants.
  */
-TEST_F(recount, unprivileged_callers_choose_as_perf_event_paranoid_allows)
+TEST_F(recount, choosing_takes_cap_perfmon_whatever_perf_event_paranoid_says)
 {
-	int saved = paranoid_get(), strict, open;
-	__u32 gen = gen_of(&self->nl), gen_strict;
+	int saved = paranoid_get(), none_2, none_m1, perfmon_2, perfmon_3;
+	__u32 gen = gen_of(&self->nl);
 
 	ASSERT_LT(-9, saved);
-	ASSERT_EQ(0, paranoid_set(1));
-	strict = choose_none_as_nobody();
-	gen_strict = gen_of(&self->nl);
-	ASSERT_EQ(0, paranoid_set(0));
-	open = choose_none_as_nobody();
+	none_2 = choose_none_as(2, 0);
+	none_m1 = choose_none_as(-1, 0);
+	perfmon_3 = choose_none_as(3, CAP(CAP_PERFMON));
+	perfmon_2 = choose_none_as(2, CAP(CAP_PERFMON));
 	ASSERT_EQ(0, paranoid_set(saved));
 
-	EXPECT_EQ(-EPERM, strict);
-	EXPECT_EQ(gen, gen_strict);
-	EXPECT_EQ(0, open);
+	EXPECT_EQ(-EPERM, none_2);
+	EXPECT_EQ(-EPERM, none_m1);
+	EXPECT_EQ(-EPERM, perfmon_3);
+	EXPECT_EQ(0, perfmon_2);
 	EXPECT_EQ(gen + 1, gen_of(&self->nl));
 }
 
