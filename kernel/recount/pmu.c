@@ -416,10 +416,10 @@ static int recount_events_check_one(unsigned int cpu, unsigned int index,
 	attr.disabled = 1;
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(event)) {
-		NL_SET_ERR_MSG_FMT(extack,
-				   "event %u (type %u, config %#llx): CPU %u's PMU cannot count it in %s mode (%pe)",
-				   index, spec->type, spec->config, cpu,
-				   level == RECOUNT_LEVEL_USER ? "user" : "kernel", event);
+		/* Within NETLINK_MAX_FMTMSG_LEN, whatever the numbers. */
+		NL_SET_ERR_MSG_FMT(extack, "event %u (%#llx): CPU %u's PMU cannot count it in %s mode",
+				   index, spec->config, cpu,
+				   level == RECOUNT_LEVEL_USER ? "user" : "kernel");
 		/* What perf says of an event it does not know; other errors are what they are. */
 		switch (PTR_ERR(event)) {
 		case -ENOENT:
@@ -432,9 +432,8 @@ static int recount_events_check_one(unsigned int cpu, unsigned int index,
 	counted = recount_pmu_lists(event);
 	perf_event_release_kernel(event);
 	if (!counted) {
-		NL_SET_ERR_MSG_FMT(extack,
-				   "event %u (type %u, config %#llx): not in CPU %u's PMU's list of events it counts",
-				   index, spec->type, spec->config, cpu);
+		NL_SET_ERR_MSG_FMT(extack, "event %u (%#llx): not in the events CPU %u's PMU lists",
+				   index, spec->config, cpu);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -489,7 +488,7 @@ static void recount_events_held_check(const struct recount_event_set *set,
 	cpus_read_unlock();
 	if (held < want)
 		NL_SET_ERR_MSG_FMT(extack,
-				   "the PMUs give recount %u of the %u counters it needs: perf rotates the chosen events, and their counts are inexact while they are rotated out",
+				   "PMUs gave recount %u of %u counters: chosen events rotate, are inexact",
 				   held, want);
 }
 
