@@ -417,7 +417,8 @@ static int recount_events_check_one(unsigned int cpu, unsigned int index,
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(event)) {
 		/* Within NETLINK_MAX_FMTMSG_LEN, whatever the numbers. */
-		NL_SET_ERR_MSG_FMT(extack, "event %u (%#llx): CPU %u's PMU cannot count it in %s mode",
+		NL_SET_ERR_MSG_FMT(extack,
+				   "event %u (%#llx): CPU %u's PMU cannot count it in %s mode",
 				   index, spec->config, cpu,
 				   level == RECOUNT_LEVEL_USER ? "user" : "kernel");
 		/* What perf says of an event it does not know; other errors are what they are. */
