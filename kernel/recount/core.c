@@ -920,10 +920,15 @@ void recount_thread_read(struct task_struct *t,
 	u64 idle;
 	int k;
 
+	/* No CPU is of the kind: it stays 0. */
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		if (!(recount_kinds_used & BIT(k)))
+			recount_usage_zero(&usage[k]);
 	do {
 		seq = read_seqcount_begin(&rt->seq);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
-			recount_usage_copy(&usage[k], &rt->kind[k]);
+			if (recount_kinds_used & BIT(k))
+				recount_usage_copy(&usage[k], &rt->kind[k]);
 		cpu = READ_ONCE(rt->cpu);
 		rc = per_cpu_ptr(&recount_cpus, cpu);
 		do {

@@ -512,6 +512,26 @@ static __always_inline void recount_usage_copy(struct recount_usage *dst,
 	dst->event_gen = READ_ONCE(src->event_gen);
 }
 
+/*
+ * Zero @u with stores kept inline: a memset() of its 96 bytes is a call on
+ * arm64, as long as the copy of a usage (recount_usage_copy()).
+ */
+static __always_inline void recount_usage_zero(struct recount_usage *u)
+{
+	int l, e;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
+		u->level[l].time = 0;
+		u->level[l].cycles = 0;
+		u->level[l].instructions = 0;
+		for (e = 0; e < RECOUNT_NR_EVENTS; e++)
+			u->level[l].event[e] = 0;
+	}
+	u->energy = 0;
+	u->inexact = 0;
+	u->event_gen = 0;
+}
+
 /**
  * recount_usage_sum() - add one usage to another
  * @dst: the sum
@@ -731,6 +751,7 @@ unsigned int recount_nr_sockets_listening(void);
 /* kind.c: CPU kinds */
 extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
 extern bool recount_kinds_mixed;
+extern unsigned int recount_kinds_used;
 void recount_kind_init(void);
 enum recount_kind recount_kind_of_capacity(unsigned long capacity,
 					   unsigned long max_capacity);

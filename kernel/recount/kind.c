@@ -40,6 +40,12 @@ struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
 /* The machine has CPUs of more than one kind. */
 bool recount_kinds_mixed __ro_after_init;
 
+/*
+ * The kinds some possible CPU is of, a bit each: a track's usage of any
+ * other kind stays 0, and its reads skip it.
+ */
+unsigned int recount_kinds_used __ro_after_init = BIT(RECOUNT_NR_KINDS) - 1;
+
 static struct cpumask recount_boot_efficiency __initdata;
 static bool recount_boot_kinds __initdata;
 
@@ -107,7 +113,7 @@ static void __init recount_kind_detect(struct cpumask *efficiency)
 void __init recount_kind_init(void)
 {
 	struct cpumask *efficiency = &recount_kind_cpus[RECOUNT_KIND_EFFICIENCY];
-	int cpu;
+	int cpu, k;
 
 	if (recount_boot_kinds)
 		cpumask_and(efficiency, &recount_boot_efficiency, cpu_possible_mask);
@@ -117,6 +123,10 @@ void __init recount_kind_init(void)
 		       efficiency);
 	recount_kinds_mixed = !cpumask_empty(efficiency) &&
 			      !cpumask_empty(&recount_kind_cpus[RECOUNT_KIND_PERFORMANCE]);
+	recount_kinds_used = 0;
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		if (!cpumask_empty(&recount_kind_cpus[k]))
+			recount_kinds_used |= BIT(k);
 
 	for_each_possible_cpu(cpu)
 		per_cpu(recount_cpus, cpu).kind = cpumask_test_cpu(cpu, efficiency) ?

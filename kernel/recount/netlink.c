@@ -109,13 +109,27 @@ static __always_inline void *recount_nl_nest_end(void *nest, void *pos)
 	return pos;
 }
 
-/* A command name from get_task_comm(), which pads it with NULs. */
-static void *recount_nl_comm(void *pos, const char comm[TASK_COMM_LEN])
+/*
+ * The command name of @t, copied without task_lock(), as get_task_comm()
+ * copies it since Linux 6.13: __set_task_comm() keeps it NUL-terminated
+ * and padded with NULs, so a rename meanwhile gives a mix of the two names
+ * at worst, as it may in /proc/PID/stat. On arm64, the name cost a record
+ * 110 instructions when copied under the lock to a buffer, then from it;
+ * 40 this way.
+ */
+static void *recount_nl_comm(void *pos, const struct task_struct *t)
 {
-	int len = strnlen(comm, TASK_COMM_LEN - 1) + 1;
+	char *comm = recount_nl_attr(pos, RECOUNT_A_COMM, 0);
+	ssize_t len;
 
-	memcpy(recount_nl_attr(pos, RECOUNT_A_COMM, len), comm, NLA_ALIGN(len));
-	return pos + nla_total_size(len);
+	/* The padding of the attribute is zeroed, whatever the length. */
+	memset(comm, 0, TASK_COMM_LEN);
+	/* Racing with __set_task_comm(), on purpose: see above. */
+	len = data_race(strscpy(comm, t->comm, TASK_COMM_LEN));
+	if (len < 0)
+		len = TASK_COMM_LEN - 1;
+	((struct nlattr *)pos)->nla_len = nla_attr_size(len + 1);
+	return pos + nla_total_size(len + 1);
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -281,8 +295,9 @@ static void *recount_nl_put_usage(void *pos, int attr, u32 metrics, u32 withheld
  * The state of recount, the metrics it counts, the energy source, and what
  * of them the requester may not read, if @fmt asks for it.
  */
-static void *recount_nl_put_state(void *pos, u32 metrics, const struct recount_nl_format *fmt,
-				  const struct recount_event_set *set)
+static __always_inline void *recount_nl_put_state(void *pos, u32 metrics,
+						  const struct recount_nl_format *fmt,
+						  const struct recount_event_set *set)
 {
 	if (set)
 		pos = recount_nl_u32(pos, RECOUNT_A_EVENT_GEN, set->gen);
@@ -317,10 +332,18 @@ static const struct recount_event_set *recount_nl_events(u32 metrics)
  * which is decided once per request, as one value: a lean dump gives the
  * state again when it changes. Never 0.
  */
-static u32 recount_nl_state_key(void)
+static u32 recount_nl_state_key(u32 metrics)
 {
 	return BIT(31) | (recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED) |
-	       recount_metrics_supported() << 8 | recount_energy_source() << 16;
+	       metrics << 8 | recount_energy_source() << 16;
+}
+
+/* The metrics of a state key. */
+static u32 recount_nl_state_metrics(u32 state)
+{
+	BUILD_BUG_ON(RECOUNT_FLAGS_DISABLED > 0xff);
+	BUILD_BUG_ON(RECOUNT_METRIC_EVENTS > 0x80);	/* the highest metric */
+	return (state >> 8) & 0xff;
 }
 
 /*
@@ -337,12 +360,18 @@ static void *recount_nl_put_kinds(void *pos, u32 metrics, const struct recount_n
 				  const struct recount_usage per_kind[RECOUNT_NR_KINDS],
 				  const struct recount_event_set *set)
 {
-	struct recount_usage total = {};
+	const struct recount_usage *total = &per_kind[__ffs(recount_kinds_used)];
+	struct recount_usage sum __uninitialized;
 	int k;
 
-	for (k = 0; k < RECOUNT_NR_KINDS; k++)
-		recount_usage_sum(&total, &per_kind[k]);
-	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, &total, -1, NULL,
+	/* Of one kind, the total is that kind's usage. */
+	if (recount_kinds_mixed) {
+		memset(&sum, 0, sizeof(sum));
+		for (k = 0; k < RECOUNT_NR_KINDS; k++)
+			recount_usage_sum(&sum, &per_kind[k]);
+		total = &sum;
+	}
+	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, total, -1, NULL,
 				   set);
 	if (!recount_nl_per_kind(fmt))
 		return pos;
@@ -497,7 +526,7 @@ static size_t recount_nl_put_runtime_size(u32 version, bool lean)
 	       (version ? nla_total_size(recount_runtime_size(version)) : 0);
 }
 
-static size_t recount_nl_thread_size(const struct recount_nl_format *fmt)
+static __always_inline size_t recount_nl_thread_size(const struct recount_nl_format *fmt)
 {
 	return 3 * nla_total_size(sizeof(u32)) + nla_total_size(TASK_COMM_LEN) +
 	       nla_total_size_64bit(sizeof(u64)) + recount_nl_state_size(fmt) +
@@ -538,6 +567,53 @@ size_t recount_nl_fill_size(u32 scope, const struct recount_nl_format *fmt)
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_size);
 
+/* The ids a thread's record gives, in the requester's pid namespace. */
+struct recount_nl_ids {
+	u32 pid;
+	u32 tgid;
+	u32 parent_tgid;
+};
+
+/* The record of @t, with @ids, if it counts @metrics. */
+static int recount_nl_put_thread(struct sk_buff *msg, struct task_struct *t,
+				 const struct recount_nl_ids *ids, u32 metrics,
+				 const struct recount_nl_format *fmt)
+{
+	size_t size = recount_nl_thread_size(fmt);
+	void *pos = recount_nl_begin(msg, size);
+	/* Written whole by recount_thread_read(): not zeroed before. */
+	struct recount_usage usage[RECOUNT_NR_KINDS] __uninitialized;
+	struct recount_runtime runtime __uninitialized;
+	const struct recount_event_set *set;
+
+	if (!pos)
+		return -EMSGSIZE;
+	recount_thread_read(t, usage, &runtime);
+	pos = recount_nl_u32(pos, RECOUNT_A_PID, ids->pid);
+	pos = recount_nl_u32(pos, RECOUNT_A_TGID, ids->tgid);
+	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, ids->parent_tgid);
+	pos = recount_nl_comm(pos, t);
+	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD);
+	rcu_read_lock();
+	set = recount_nl_events(metrics);
+	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_kinds(pos, metrics, fmt, usage, set);
+	rcu_read_unlock();
+	pos = recount_nl_put_runtime(pos, RECOUNT_A_RUNTIME,
+				     recount_cpu_time(usage, RECOUNT_NR_KINDS), &runtime,
+				     fmt->version, fmt->lean);
+	recount_nl_end(msg, pos, size);
+	return 0;
+}
+
+static void recount_nl_ids_of(struct recount_nl_ids *ids, struct task_struct *t,
+			      struct pid_namespace *ns)
+{
+	ids->pid = task_pid_nr_ns(t, ns);
+	ids->tgid = task_tgid_nr_ns(t, ns);
+	ids->parent_tgid = task_ppid_nr_ns(t, ns);
+}
+
 /**
  * recount_nl_fill_thread() - put a thread's record in a message
  * @msg: the message
@@ -550,33 +626,10 @@ EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_size);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, const struct recount_nl_format *fmt)
 {
-	size_t size = recount_nl_thread_size(fmt);
-	void *pos = recount_nl_begin(msg, size);
-	struct recount_usage usage[RECOUNT_NR_KINDS];
-	u32 metrics = recount_metrics_supported();
-	const struct recount_event_set *set;
-	struct recount_runtime runtime;
-	char comm[TASK_COMM_LEN];
+	struct recount_nl_ids ids;
 
-	if (!pos)
-		return -EMSGSIZE;
-	recount_thread_read(t, usage, &runtime);
-	get_task_comm(comm, t);
-	pos = recount_nl_u32(pos, RECOUNT_A_PID, task_pid_nr_ns(t, ns));
-	pos = recount_nl_u32(pos, RECOUNT_A_TGID, task_tgid_nr_ns(t, ns));
-	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(t, ns));
-	pos = recount_nl_comm(pos, comm);
-	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD);
-	rcu_read_lock();
-	set = recount_nl_events(metrics);
-	pos = recount_nl_put_state(pos, metrics, fmt, set);
-	pos = recount_nl_put_kinds(pos, metrics, fmt, usage, set);
-	rcu_read_unlock();
-	pos = recount_nl_put_runtime(pos, RECOUNT_A_RUNTIME,
-				     recount_cpu_time(usage, RECOUNT_NR_KINDS), &runtime,
-				     fmt->version, fmt->lean);
-	recount_nl_end(msg, pos, size);
-	return 0;
+	recount_nl_ids_of(&ids, t, ns);
+	return recount_nl_put_thread(msg, t, &ids, recount_metrics_supported(), fmt);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_thread);
 
@@ -598,16 +651,14 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	const struct recount_event_set *set;
 	size_t size = recount_nl_process_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
-	char comm[TASK_COMM_LEN];
 
 	if (!pos)
 		return -EMSGSIZE;
 	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
 	recount_children_read(leader->signal, &children, &children_runtime);
-	get_task_comm(comm, leader);
 	pos = recount_nl_u32(pos, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns));
 	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(leader, ns));
-	pos = recount_nl_comm(pos, comm);
+	pos = recount_nl_comm(pos, leader);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, leader->start_boottime, RECOUNT_A_PAD);
 	rcu_read_lock();
 	set = recount_nl_events(metrics);
@@ -1053,36 +1104,77 @@ static struct recount_dump_ctx *recount_dump_ctx(struct netlink_callback *cb)
 	return (struct recount_dump_ctx *)cb->ctx;
 }
 
-static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
-			       struct recount_dump_ctx *ctx, struct task_struct *t,
-			       unsigned int cpu)
+/*
+ * The headers of a record, as genlmsg_put() writes them for a family with
+ * no header of its own (hdrsize 0), with its room check, but inline: the
+ * calls cost 80 instructions a record on arm64.
+ */
+static __always_inline struct nlmsghdr *
+recount_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	void *hdr;
-	u32 state;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
+	struct genlmsghdr *hdr = nlmsg_data(nlh);
+
+	BUILD_BUG_ON(NLMSG_ALIGN(GENL_HDRLEN) != GENL_HDRLEN);
+	if (skb_tailroom(skb) < NLMSG_HDRLEN + GENL_HDRLEN)
+		return NULL;
+	nlh->nlmsg_type = recount_nl_family.id;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	nlh->nlmsg_seq = cb->nlh->nlmsg_seq;
+	nlh->nlmsg_pid = NETLINK_CB(cb->skb).portid;
+	hdr->cmd = RECOUNT_CMD_GET;
+	hdr->version = recount_nl_family.version;
+	hdr->reserved = 0;
+	__skb_put(skb, NLMSG_HDRLEN + GENL_HDRLEN);
+	return nlh;
+}
+
+/*
+ * The state the next records are written in, taken before each record, or
+ * each batch of them (RECOUNT_DUMP_BATCH): it costs 40 instructions on
+ * arm64, and changes only by a sysctl or a set-events request, whose time
+ * relative to a record's read nothing orders anyway.
+ */
+static u32 recount_nl_dump_state(void)
+{
+	return recount_nl_state_key(recount_metrics_supported());
+}
+
+/* A record of @t or @cpu, in @state; of @t with @ids if given. */
+static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			       struct recount_dump_ctx *ctx, u32 state, struct task_struct *t,
+			       const struct recount_nl_ids *ids, unsigned int cpu)
+{
+	struct recount_nl_ids own;
+	struct nlmsghdr *nlh;
 	int err;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &recount_nl_family, NLM_F_MULTI, RECOUNT_CMD_GET);
-	if (!hdr)
+	nlh = recount_nl_dump_hdr(skb, cb);
+	if (!nlh)
 		return -EMSGSIZE;
 	/*
 	 * A lean dump gives the state in its first record, and again in a
-	 * record read after it changed (recount switched off, the PMU or the
-	 * power model changed meanwhile).
+	 * record written after it changed (recount switched off, the PMU or
+	 * the power model changed meanwhile).
 	 */
-	state = recount_nl_state_key();
 	ctx->fmt.state = !ctx->fmt.lean || state != ctx->fmt.sent;
-	if (ctx->scope == RECOUNT_SCOPE_CPUS)
+	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
 		err = recount_nl_fill_cpu(skb, cpu, &ctx->fmt);
-	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
+	} else if (ctx->scope == RECOUNT_SCOPE_PROCESSES) {
 		err = recount_nl_fill_process(skb, t, ctx->ns, &ctx->fmt);
-	else
-		err = recount_nl_fill_thread(skb, t, ctx->ns, &ctx->fmt);
+	} else {
+		if (!ids) {
+			recount_nl_ids_of(&own, t, ctx->ns);
+			ids = &own;
+		}
+		err = recount_nl_put_thread(skb, t, ids, recount_nl_state_metrics(state),
+					    &ctx->fmt);
+	}
 	if (err) {
-		genlmsg_cancel(skb, hdr);
+		nlmsg_cancel(skb, nlh);
 		return err;
 	}
-	genlmsg_end(skb, hdr);
+	nlmsg_end(skb, nlh);
 	ctx->fmt.sent = state;
 	return 0;
 }
@@ -1113,11 +1205,12 @@ static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_s
  * starts exiting), which PREEMPT_RT allows inside RCU. No reference is taken.
  */
 static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
-				    struct recount_dump_ctx *ctx, struct task_struct *t)
+				    struct recount_dump_ctx *ctx, u32 state,
+				    struct task_struct *t, const struct recount_nl_ids *ids)
 {
 	if (!recount_nl_dump_may_read(ctx, t))
 		return 0;
-	return recount_nl_dump_one(skb, cb, ctx, t, 0);
+	return recount_nl_dump_one(skb, cb, ctx, state, t, ids, 0);
 }
 
 /* Records a dump writes under one rcu_read_lock(), between cond_resched()s. */
@@ -1134,7 +1227,8 @@ static struct task_struct *recount_nl_next_thread(struct task_struct *prev, u32 
 {
 	struct task_struct *t = prev ? __next_thread(prev) : NULL;
 
-	if (t && task_pid_nr_ns(t, ns) == tid)
+	/* task_pid_nr_ns(), without its rcu_read_lock() and calls. */
+	if (t && pid_nr_ns(READ_ONCE(t->thread_pid), ns) == tid)
 		return t;
 	return find_task_by_pid_ns(tid, ns);
 }
@@ -1144,21 +1238,39 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 				      struct recount_dump_ctx *ctx)
 {
 	struct recount_dump_tids *tids = ctx->tids;
-	struct task_struct *t = NULL;
+	struct task_struct *t = NULL, *parent, *last = NULL;
+	struct recount_nl_ids ids;
 	int err = 0, n = 0;
+	u32 state;
 
+	/*
+	 * Every thread has the process's tgid, and mostly its parent: the
+	 * parent's tgid is looked up again only where a thread's parent is
+	 * another than the last one's, while the same rcu_read_lock() keeps
+	 * the last one from being freed and its pointer from being reused.
+	 */
+	ids.tgid = pid_nr_ns(tids->group, ctx->ns);
+	state = recount_nl_dump_state();
 	rcu_read_lock();
 	for (; ctx->next < tids->nr; ctx->next++) {
-		t = recount_nl_next_thread(t, tids->tid[ctx->next], ctx->ns);
-		if (t && task_tgid(t) == tids->group)
-			err = recount_nl_dump_one_task(skb, cb, ctx, t);
+		ids.pid = tids->tid[ctx->next];
+		t = recount_nl_next_thread(t, ids.pid, ctx->ns);
+		if (t && task_tgid(t) == tids->group) {
+			parent = pid_alive(t) ? rcu_dereference(t->real_parent) : NULL;
+			if (!parent || parent != last)
+				ids.parent_tgid = parent ? task_tgid_nr_ns(parent, ctx->ns) : 0;
+			last = parent;
+			err = recount_nl_dump_one_task(skb, cb, ctx, state, t, &ids);
+		}
 		if (err)
 			break;
 		if (++n % RECOUNT_DUMP_BATCH == 0) {
 			rcu_read_unlock();
 			cond_resched();
+			state = recount_nl_dump_state();
 			rcu_read_lock();
 			t = NULL;
+			last = NULL;
 		}
 	}
 	rcu_read_unlock();
@@ -1192,7 +1304,8 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 		nr = pid_nr_ns(pid, ns);
 		t = pid_task(pid, type);
 		if (t)
-			err = recount_nl_dump_one_task(skb, cb, ctx, t);
+			err = recount_nl_dump_one_task(skb, cb, ctx, recount_nl_dump_state(),
+						       t, NULL);
 		rcu_read_unlock();
 		if (err)
 			break;
@@ -1247,7 +1360,8 @@ static struct recount_dump_tids *recount_nl_tids_of(u32 tgid)
 					full = true;
 					break;
 				}
-				tids->tid[n] = task_pid_nr_ns(t, ns);
+				/* task_pid_nr_ns() without its calls. */
+				tids->tid[n] = pid_nr_ns(READ_ONCE(t->thread_pid), ns);
 				/* 0: the thread is being released. */
 				n += tids->tid[n] != 0;
 			}
@@ -1379,7 +1493,8 @@ int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			/* As a get: a CPU that is not present has no record. */
 			if (!cpu_present(ctx->next))
 				continue;
-			err = recount_nl_dump_one(skb, cb, ctx, NULL, ctx->next);
+			err = recount_nl_dump_one(skb, cb, ctx, recount_nl_dump_state(), NULL,
+						  NULL, ctx->next);
 			if (err)
 				break;
 		}

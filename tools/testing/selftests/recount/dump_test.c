@@ -284,6 +284,68 @@ static bool others_asleep(void)
 	return false;
 }
 
+/* The command name of this process's thread @tid, from /proc; "" if none. */
+static void proc_comm(pid_t tid, char *comm, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	comm[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(comm, size, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * A dump of a process's threads gives each one's ids and command name as
+ * /proc does, full and lean, across the batches the kernel writes them in
+ * (it reads the tgid once, the parent's once per batch, the names without
+ * task_lock()): names of every length up to 15, the longest included.
+ */
+TEST_F(dump, threads_have_their_own_ids_and_names)
+{
+	static const char long_name[] = "fifteen-chars-x";
+	int intr, not_multi, i, pass, named = 0;
+	struct collected *c;
+	struct rnl_reply r;
+	char name[16];
+
+	ASSERT_EQ(15, strlen(long_name));
+	for (i = 0; i < STABLE; i++) {
+		if (i == STABLE / 2)
+			snprintf(name, sizeof(name), "%s", long_name);
+		else
+			snprintf(name, sizeof(name), "%.*s", 1 + i % 14, "d-0123456789abc");
+		ASSERT_EQ(0, pthread_setname_np(self->stable[i], name));
+	}
+	c = calloc(1, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	for (pass = 0; pass < 2; pass++) {
+		self->nl.lean = pass;
+		c->n = 0;
+		ASSERT_EQ(0, rnl_dump(&self->nl, RECOUNT_SCOPE_THREADS, getpid(), collect_record, c,
+				      &intr, &not_multi, &r));
+		ASSERT_GT(c->n, STABLE);
+		for (i = 0; i < c->n; i++) {
+			const struct rnl_record *rec = &c->rec[i];
+			char comm[32];
+
+			ASSERT_TRUE(rec->has_pid && rec->has_tgid && rec->has_parent_tgid);
+			EXPECT_EQ(getpid(), rec->tgid) TH_LOG("thread %u", rec->pid);
+			EXPECT_EQ(getppid(), rec->parent_tgid) TH_LOG("thread %u", rec->pid);
+			proc_comm(rec->pid, comm, sizeof(comm));
+			EXPECT_STREQ(comm, rec->comm) TH_LOG("thread %u", rec->pid);
+			named += !strcmp(rec->comm, long_name);
+		}
+	}
+	EXPECT_EQ(2, named);
+	free(c);
+}
+
 /* How many kinds of CPUs the machine has, from get-info. */
 static int kinds_with_cpus(struct rnl *nl)
 {
