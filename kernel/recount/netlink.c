@@ -114,8 +114,8 @@ static __always_inline void *recount_nl_nest_end(void *nest, void *pos)
  * copies it since Linux 6.13: __set_task_comm() keeps it NUL-terminated
  * and padded with NULs, so a rename meanwhile gives a mix of the two names
  * at worst, as it may in /proc/PID/stat. On arm64, the name cost a record
- * 110 instructions when copied under the lock to a buffer, then from it;
- * 40 this way.
+ * 113 instructions when copied under the lock to a buffer, then from it;
+ * 35 this way.
  */
 static void *recount_nl_comm(void *pos, const struct task_struct *t)
 {
@@ -292,10 +292,32 @@ static void *recount_nl_put_usage(void *pos, int attr, u32 metrics, u32 withheld
 }
 
 /*
- * The state of recount, the metrics it counts, the energy source, and what
- * of them the requester may not read, if @fmt asks for it.
+ * What recount_nl_put_state() puts but for what the requester may not read,
+ * which is decided once per request, as one value: the state a record is
+ * written in, and a lean dump gives it again when it changes. Never 0.
  */
-static __always_inline void *recount_nl_put_state(void *pos, u32 metrics,
+static u32 recount_nl_state(void)
+{
+	BUILD_BUG_ON(RECOUNT_FLAGS_DISABLED > 0xff);
+	BUILD_BUG_ON((RECOUNT_METRIC_TIME | RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS |
+		      RECOUNT_METRIC_ENERGY | RECOUNT_METRIC_EVENTS) > 0xff);
+	BUILD_BUG_ON(RECOUNT_ENERGY_SOURCE_ESTIMATED > 0x7f);
+	return BIT(31) | (recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED) |
+	       recount_metrics_supported() << 8 | recount_energy_source() << 16;
+}
+
+/* The metrics of a state. */
+static u32 recount_nl_state_metrics(u32 state)
+{
+	return (state >> 8) & 0xff;
+}
+
+/*
+ * The state of recount, @state: its flags, the metrics it counts, the
+ * energy source, and what of them the requester may not read, if @fmt
+ * asks for it; the generation of the chosen events of @set, if any.
+ */
+static __always_inline void *recount_nl_put_state(void *pos, u32 state,
 						  const struct recount_nl_format *fmt,
 						  const struct recount_event_set *set)
 {
@@ -303,9 +325,9 @@ static __always_inline void *recount_nl_put_state(void *pos, u32 metrics,
 		pos = recount_nl_u32(pos, RECOUNT_A_EVENT_GEN, set->gen);
 	if (!fmt->state)
 		return pos;
-	pos = recount_nl_u32(pos, RECOUNT_A_FLAGS, recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED);
-	pos = recount_nl_u32(pos, RECOUNT_A_METRICS, metrics);
-	pos = recount_nl_u32(pos, RECOUNT_A_ENERGY_SOURCE, recount_energy_source());
+	pos = recount_nl_u32(pos, RECOUNT_A_FLAGS, state & RECOUNT_FLAGS_DISABLED);
+	pos = recount_nl_u32(pos, RECOUNT_A_METRICS, recount_nl_state_metrics(state));
+	pos = recount_nl_u32(pos, RECOUNT_A_ENERGY_SOURCE, (state >> 16) & 0x7f);
 	if (fmt->withheld)
 		pos = recount_nl_u32(pos, RECOUNT_A_WITHHELD, fmt->withheld);
 	return pos;
@@ -327,24 +349,6 @@ static const struct recount_event_set *recount_nl_events(u32 metrics)
 	return metrics & RECOUNT_METRIC_EVENTS ? rcu_dereference(recount_events) : NULL;
 }
 
-/*
- * What recount_nl_put_state() puts but for what the requester may not read,
- * which is decided once per request, as one value: a lean dump gives the
- * state again when it changes. Never 0.
- */
-static u32 recount_nl_state_key(u32 metrics)
-{
-	return BIT(31) | (recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED) |
-	       metrics << 8 | recount_energy_source() << 16;
-}
-
-/* The metrics of a state key. */
-static u32 recount_nl_state_metrics(u32 state)
-{
-	BUILD_BUG_ON(RECOUNT_FLAGS_DISABLED > 0xff);
-	BUILD_BUG_ON(RECOUNT_METRIC_EVENTS > 0x80);	/* the highest metric */
-	return (state >> 8) & 0xff;
-}
 
 /*
  * The total of @per_kind as usage, and each kind as per-kind; in a lean
@@ -574,11 +578,12 @@ struct recount_nl_ids {
 	u32 parent_tgid;
 };
 
-/* The record of @t, with @ids, if it counts @metrics. */
+/* The record of @t, with @ids, in @state (recount_nl_state()). */
 static int recount_nl_put_thread(struct sk_buff *msg, struct task_struct *t,
-				 const struct recount_nl_ids *ids, u32 metrics,
+				 const struct recount_nl_ids *ids, u32 state,
 				 const struct recount_nl_format *fmt)
 {
+	u32 metrics = recount_nl_state_metrics(state);
 	size_t size = recount_nl_thread_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
 	/* Written whole by recount_thread_read(): not zeroed before. */
@@ -596,7 +601,7 @@ static int recount_nl_put_thread(struct sk_buff *msg, struct task_struct *t,
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD);
 	rcu_read_lock();
 	set = recount_nl_events(metrics);
-	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_state(pos, state, fmt, set);
 	pos = recount_nl_put_kinds(pos, metrics, fmt, usage, set);
 	rcu_read_unlock();
 	pos = recount_nl_put_runtime(pos, RECOUNT_A_RUNTIME,
@@ -629,25 +634,18 @@ int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 	struct recount_nl_ids ids;
 
 	recount_nl_ids_of(&ids, t, ns);
-	return recount_nl_put_thread(msg, t, &ids, recount_metrics_supported(), fmt);
+	return recount_nl_put_thread(msg, t, &ids, recount_nl_state(), fmt);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_thread);
 
-/**
- * recount_nl_fill_process() - put a process's record in a message
- * @msg: the message
- * @leader: a thread of the process, its leader for the command name
- * @ns: the pid namespace of the pids in the record
- * @fmt: what the record carries, and what the requester may not read
- *
- * Return: 0, or -EMSGSIZE.
- */
-int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
-			    struct pid_namespace *ns, const struct recount_nl_format *fmt)
+/* The record of @leader's process, in @state (recount_nl_state()). */
+static int recount_nl_put_process(struct sk_buff *msg, struct task_struct *leader,
+				  struct pid_namespace *ns, u32 state,
+				  const struct recount_nl_format *fmt)
 {
 	struct recount_usage total[RECOUNT_NR_KINDS], exited, children;
 	struct recount_runtime runtime, exited_runtime, children_runtime;
-	u32 metrics = recount_metrics_supported();
+	u32 metrics = recount_nl_state_metrics(state);
 	const struct recount_event_set *set;
 	size_t size = recount_nl_process_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
@@ -662,7 +660,7 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, leader->start_boottime, RECOUNT_A_PAD);
 	rcu_read_lock();
 	set = recount_nl_events(metrics);
-	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_state(pos, state, fmt, set);
 	pos = recount_nl_put_kinds(pos, metrics, fmt, total, set);
 	pos = recount_nl_put_usage(pos, RECOUNT_A_EXITED, metrics, fmt->withheld, &exited, -1,
 				   NULL, set);
@@ -678,6 +676,21 @@ int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 				     fmt->version, fmt->lean);
 	recount_nl_end(msg, pos, size);
 	return 0;
+}
+
+/**
+ * recount_nl_fill_process() - put a process's record in a message
+ * @msg: the message
+ * @leader: a thread of the process, its leader for the command name
+ * @ns: the pid namespace of the pids in the record
+ * @fmt: what the record carries, and what the requester may not read
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
+			    struct pid_namespace *ns, const struct recount_nl_format *fmt)
+{
+	return recount_nl_put_process(msg, leader, ns, recount_nl_state(), fmt);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_process);
 
@@ -708,18 +721,11 @@ size_t recount_nl_record_size(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_record_size);
 
-/**
- * recount_nl_fill_cpu() - put a CPU's record in a message
- * @msg: the message
- * @cpu: the CPU
- * @fmt: what the record carries, and what the requester may not read
- *
- * Return: 0, or -EMSGSIZE.
- */
-int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
-			const struct recount_nl_format *fmt)
+/* The record of @cpu, in @state (recount_nl_state()). */
+static int recount_nl_put_cpu(struct sk_buff *msg, unsigned int cpu, u32 state,
+			      const struct recount_nl_format *fmt)
 {
-	u32 metrics = recount_metrics_supported();
+	u32 metrics = recount_nl_state_metrics(state);
 	size_t size = recount_nl_cpu_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
 	const struct recount_event_set *set;
@@ -731,12 +737,26 @@ int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
 	pos = recount_nl_u32(pos, RECOUNT_A_CPU, cpu);
 	rcu_read_lock();
 	set = recount_nl_events(metrics);
-	pos = recount_nl_put_state(pos, metrics, fmt, set);
+	pos = recount_nl_put_state(pos, state, fmt, set);
 	pos = recount_nl_put_usage(pos, RECOUNT_A_USAGE, metrics, fmt->withheld, &cu.usage,
 				   cu.kind, &cu, set);
 	rcu_read_unlock();
 	recount_nl_end(msg, pos, size);
 	return 0;
+}
+
+/**
+ * recount_nl_fill_cpu() - put a CPU's record in a message
+ * @msg: the message
+ * @cpu: the CPU
+ * @fmt: what the record carries, and what the requester may not read
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
+			const struct recount_nl_format *fmt)
+{
+	return recount_nl_put_cpu(msg, cpu, recount_nl_state(), fmt);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_cpu);
 
@@ -1039,7 +1059,7 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 	pos = recount_nl_begin(msg, recount_nl_state_size(&state));
 	if (!pos)
 		goto nospace;
-	recount_nl_end(msg, recount_nl_put_state(pos, recount_metrics_supported(), &state, NULL),
+	recount_nl_end(msg, recount_nl_put_state(pos, recount_nl_state(), &state, NULL),
 		       recount_nl_state_size(&state));
 	if (nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
 		goto nospace;
@@ -1107,7 +1127,7 @@ static struct recount_dump_ctx *recount_dump_ctx(struct netlink_callback *cb)
 /*
  * The headers of a record, as genlmsg_put() writes them for a family with
  * no header of its own (hdrsize 0), with its room check, but inline: the
- * calls cost 80 instructions a record on arm64.
+ * calls cost 79 instructions a record on arm64.
  */
 static __always_inline struct nlmsghdr *
 recount_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb)
@@ -1118,6 +1138,7 @@ recount_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb)
 	BUILD_BUG_ON(NLMSG_ALIGN(GENL_HDRLEN) != GENL_HDRLEN);
 	if (skb_tailroom(skb) < NLMSG_HDRLEN + GENL_HDRLEN)
 		return NULL;
+	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
 	nlh->nlmsg_type = recount_nl_family.id;
 	nlh->nlmsg_flags = NLM_F_MULTI;
 	nlh->nlmsg_seq = cb->nlh->nlmsg_seq;
@@ -1130,17 +1151,12 @@ recount_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb)
 }
 
 /*
- * The state the next records are written in, taken before each record, or
- * each batch of them (RECOUNT_DUMP_BATCH): it costs 40 instructions on
- * arm64, and changes only by a sysctl or a set-events request, whose time
- * relative to a record's read nothing orders anyway.
+ * A record of @t or @cpu, in @state; of @t with @ids if given. A dump of a
+ * process's threads takes the state once per batch of RECOUNT_DUMP_BATCH
+ * threads, other dumps once per record: it costs 40 instructions a record
+ * on arm64, and changes only by a sysctl or a set-events request, which
+ * nothing orders against any one record's read anyway.
  */
-static u32 recount_nl_dump_state(void)
-{
-	return recount_nl_state_key(recount_metrics_supported());
-}
-
-/* A record of @t or @cpu, in @state; of @t with @ids if given. */
 static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 			       struct recount_dump_ctx *ctx, u32 state, struct task_struct *t,
 			       const struct recount_nl_ids *ids, unsigned int cpu)
@@ -1159,16 +1175,15 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 	 */
 	ctx->fmt.state = !ctx->fmt.lean || state != ctx->fmt.sent;
 	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
-		err = recount_nl_fill_cpu(skb, cpu, &ctx->fmt);
+		err = recount_nl_put_cpu(skb, cpu, state, &ctx->fmt);
 	} else if (ctx->scope == RECOUNT_SCOPE_PROCESSES) {
-		err = recount_nl_fill_process(skb, t, ctx->ns, &ctx->fmt);
+		err = recount_nl_put_process(skb, t, ctx->ns, state, &ctx->fmt);
 	} else {
 		if (!ids) {
 			recount_nl_ids_of(&own, t, ctx->ns);
 			ids = &own;
 		}
-		err = recount_nl_put_thread(skb, t, ids, recount_nl_state_metrics(state),
-					    &ctx->fmt);
+		err = recount_nl_put_thread(skb, t, ids, state, &ctx->fmt);
 	}
 	if (err) {
 		nlmsg_cancel(skb, nlh);
@@ -1250,7 +1265,7 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 	 * the last one from being freed and its pointer from being reused.
 	 */
 	ids.tgid = pid_nr_ns(tids->group, ctx->ns);
-	state = recount_nl_dump_state();
+	state = recount_nl_state();
 	rcu_read_lock();
 	for (; ctx->next < tids->nr; ctx->next++) {
 		ids.pid = tids->tid[ctx->next];
@@ -1267,7 +1282,7 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 		if (++n % RECOUNT_DUMP_BATCH == 0) {
 			rcu_read_unlock();
 			cond_resched();
-			state = recount_nl_dump_state();
+			state = recount_nl_state();
 			rcu_read_lock();
 			t = NULL;
 			last = NULL;
@@ -1304,7 +1319,7 @@ static int recount_nl_dump_tasks(struct sk_buff *skb, struct netlink_callback *c
 		nr = pid_nr_ns(pid, ns);
 		t = pid_task(pid, type);
 		if (t)
-			err = recount_nl_dump_one_task(skb, cb, ctx, recount_nl_dump_state(),
+			err = recount_nl_dump_one_task(skb, cb, ctx, recount_nl_state(),
 						       t, NULL);
 		rcu_read_unlock();
 		if (err)
@@ -1493,7 +1508,7 @@ int recount_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			/* As a get: a CPU that is not present has no record. */
 			if (!cpu_present(ctx->next))
 				continue;
-			err = recount_nl_dump_one(skb, cb, ctx, recount_nl_dump_state(), NULL,
+			err = recount_nl_dump_one(skb, cb, ctx, recount_nl_state(), NULL,
 						  NULL, ctx->next);
 			if (err)
 				break;
