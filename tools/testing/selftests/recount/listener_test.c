@@ -242,10 +242,14 @@ static void *nothing(void *p)
  * unprivileged listener, its receive buffer tiny, reads slowly. Every
  * record due to it (one per thread, two per process: the workload's own
  * tasks, all it may read) is received or counted in a missed attribute.
+ * The storm takes 0.13 s on a normal arm64 kernel under TCG and 37 to 40 s
+ * on a debug x86 one (lockdep, KASAN, kmemleak), as long with recount off:
+ * its time limit is not the harness's default of 30 s. Its length is logged.
  */
-TEST_F(recount, exit_storm_loses_nothing_silently)
+TEST_F_TIMEOUT(recount, exit_storm_loses_nothing_silently, 300)
 {
 	int to_listener[2], from_listener[2], status, i;
+	unsigned long long t0;
 	pid_t listener, workload;
 	long got[2];
 
@@ -308,6 +312,7 @@ TEST_F(recount, exit_storm_loses_nothing_silently)
 	close(to_listener[0]);
 	ASSERT_EQ(1, read(from_listener[0], &(char){ 0 }, 1));
 
+	t0 = now_ns();
 	workload = fork();
 	ASSERT_GE(workload, 0);
 	if (workload == 0) {
@@ -332,6 +337,7 @@ TEST_F(recount, exit_storm_loses_nothing_silently)
 		_exit(0);
 	}
 	ASSERT_EQ(workload, waitpid(workload, &status, 0));
+	TH_LOG("the storm took %llu ms", (now_ns() - t0) / NSEC_PER_MSEC);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	ASSERT_EQ(1, write(to_listener[1], "d", 1));
 	i = read(from_listener[0], got, sizeof(got));

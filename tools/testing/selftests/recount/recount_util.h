@@ -250,6 +250,35 @@ static inline int paranoid_set(int v)
 }
 
 /*
+ * The first nohz_full CPU other than @not, or -1: a CPU where a thread that
+ * runs alone takes no tick.
+ */
+static inline int nohz_full_cpu(int not)
+{
+	char buf[256] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
+	char *p = buf;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	while (*p >= '0' && *p <= '9') {
+		int lo = strtol(p, &p, 10), hi = lo;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		for (; lo <= hi; lo++)
+			if (lo != not)
+				return lo;
+		if (*p == ',')
+			p++;
+	}
+	return -1;
+}
+
+/*
  * A thread that runs a piece of work each time it is told to, and otherwise
  * blocks in read(): between two runs its values are stable.
  */

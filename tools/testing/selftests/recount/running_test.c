@@ -19,32 +19,6 @@
 #define READ_EVERY_NS	(100 * NSEC_PER_MSEC)
 #define NR_READS	8
 
-/* The first nohz_full CPU other than @not, or -1. */
-static int nohz_full_cpu(int not)
-{
-	char buf[256] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
-	char *p = buf;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	while (*p >= '0' && *p <= '9') {
-		int lo = strtol(p, &p, 10), hi = lo;
-
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		for (; lo <= hi; lo++)
-			if (lo != not)
-				return lo;
-		if (*p == ',')
-			p++;
-	}
-	return -1;
-}
-
 static int pin_self(int cpu)
 {
 	cpu_set_t set;
