@@ -249,18 +249,15 @@ static inline int paranoid_set(int v)
 	return write_file(PARANOID, s);
 }
 
-/*
- * The first nohz_full CPU other than @not, or -1: a CPU where a thread that
- * runs alone takes no tick.
- */
-static inline int nohz_full_cpu(int not)
+/* Whether @cpu is in the list of CPUs ("0,2-3") in the file at @path. */
+static inline bool cpu_listed(const char *path, int cpu)
 {
 	char buf[256] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
+	FILE *f = fopen(path, "r");
 	char *p = buf;
 
 	if (!f)
-		return -1;
+		return false;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
@@ -269,13 +266,41 @@ static inline int nohz_full_cpu(int not)
 
 		if (*p == '-')
 			hi = strtol(p + 1, &p, 10);
-		for (; lo <= hi; lo++)
-			if (lo != not)
-				return lo;
+		if (cpu >= lo && cpu <= hi)
+			return true;
 		if (*p == ',')
 			p++;
 	}
+	return false;
+}
+
+/*
+ * The first CPU other than @not (-1 excludes none) that the caller may run
+ * on, online, and nohz_full or not as @nohz says, or -1 if there is none. On
+ * a nohz_full CPU a thread that runs alone takes no tick.
+ */
+static inline int pick_cpu(bool nohz, int not)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (cpu != not && CPU_ISSET(cpu, &set) &&
+		    cpu_listed("/sys/devices/system/cpu/nohz_full", cpu) == nohz)
+			return cpu;
 	return -1;
+}
+
+static inline int nohz_full_cpu(int not)
+{
+	return pick_cpu(true, not);
+}
+
+static inline int ticking_cpu(int not)
+{
+	return pick_cpu(false, not);
 }
 
 /*
