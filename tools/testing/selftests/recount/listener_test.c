@@ -242,9 +242,10 @@ static void *nothing(void *p)
  * unprivileged listener, its receive buffer tiny, reads slowly. Every
  * record due to it (one per thread, two per process: the workload's own
  * tasks, all it may read) is received or counted in a missed attribute.
- * The storm takes 0.13 s on a normal arm64 kernel under TCG and 37 to 40 s
- * on a debug x86 one (lockdep, KASAN, kmemleak), as long with recount off:
- * its time limit is not the harness's default of 30 s. Its length is logged.
+ * The storm takes 0.13 s on a normal arm64 kernel under TCG and 25 to 40 s
+ * on a debug x86 one (lockdep, KASAN, kmemleak; there a loop of 2,000
+ * threads took 16 to 29 s with recount off, 21 to 29 s on): its time limit
+ * is not the harness's default of 30 s. Its length is logged.
  */
 TEST_F_TIMEOUT(recount, exit_storm_loses_nothing_silently, 300)
 {
