@@ -274,7 +274,11 @@ TEST_F_TIMEOUT(recount, exit_storm_loses_nothing_silently, 300)
 		    setsockopt(nl.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
 		    rnl_listen(&nl, true, every_cpu(), &r) || write(from_listener[1], "r", 1) != 1)
 			_exit(1);
-		/* Slowly, until the workload is gone (or the test, then so do we). */
+		/*
+		 * Slowly, until the workload is gone (or the test, then so do
+		 * we): a record every 50 ms, which no kernel's storm is as
+		 * slow as (a debug kernel under TCG takes 10 ms an exit).
+		 */
 		fcntl(to_listener[0], F_SETFL, O_NONBLOCK);
 		while ((n = read(to_listener[0], &c, 1)) != 1) {
 			if (n == 0)
@@ -283,7 +287,7 @@ TEST_F_TIMEOUT(recount, exit_storm_loses_nothing_silently, 300)
 				received++;
 				missed += rec.missed;
 			}
-			usleep(2000);
+			usleep(50000);
 		}
 		while (rnl_next_exit(&nl, &rec, 200) == 1) {
 			received++;

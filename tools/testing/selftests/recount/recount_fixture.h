@@ -45,16 +45,25 @@ FIXTURE_TEARDOWN(recount)
 } while (0)
 
 /*
- * Wait until thread @tid is at rest (blocked, switched out): two reads 20 ms
- * apart are equal, which a running thread cannot manage with a periodic tick.
- * Returns 0 with its record, or a negative errno.
+ * Wait until thread @tid is at rest (blocked, switched out): it is not
+ * runnable, before and after two reads 20 ms apart that are equal, which a
+ * running thread cannot manage with a periodic tick. Equal reads alone do not
+ * do: a thread that waits for a CPU gains nothing either, and a slow kernel
+ * makes it wait long. (Where /proc cannot tell, as for a thread of another
+ * pid namespace, the reads alone decide.) Returns 0 with its record, or a
+ * negative errno.
  */
 static inline int wait_at_rest(struct rnl *nl, pid_t tid, struct rnl_record *rec)
 {
+	unsigned long long end = now_ns() + 10 * NSEC_PER_SEC;
 	struct rnl_reply a, b;
-	int err, tries;
+	int err;
 
-	for (tries = 0; tries < 200; tries++) {
+	while (now_ns() < end) {
+		if (thread_state(tid) == 'R') {
+			sleep_ns(NSEC_PER_MSEC);
+			continue;
+		}
 		err = rnl_get(nl, RECOUNT_A_PID, tid, &a);
 		if (err)
 			return err;
@@ -62,7 +71,8 @@ static inline int wait_at_rest(struct rnl *nl, pid_t tid, struct rnl_record *rec
 		err = rnl_get(nl, RECOUNT_A_PID, tid, &b);
 		if (err)
 			return err;
-		if (a.rec.usage.user == b.rec.usage.user &&
+		if (thread_state(tid) != 'R' &&
+		    a.rec.usage.user == b.rec.usage.user &&
 		    a.rec.usage.kernel == b.rec.usage.kernel) {
 			*rec = b.rec;
 			return 0;

@@ -73,6 +73,17 @@ static inline unsigned long long thread_cpu_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* The CPU time of thread @t of this process, as the scheduler counts it. */
+static inline unsigned long long thread_clock_ns(pthread_t t)
+{
+	struct timespec ts;
+	clockid_t clock;
+
+	if (pthread_getcpuclockid(t, &clock) || clock_gettime(clock, &ts))
+		abort();
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static inline void sleep_ns(unsigned long long ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
@@ -116,6 +127,38 @@ static inline void spin_kernel(unsigned long long ns)
 static inline pid_t sys_gettid(void)
 {
 	return syscall(SYS_gettid);
+}
+
+/*
+ * The state of thread @tid as /proc/@tid/stat gives it ('R', 'S', 'D', ...),
+ * or 0 if there is none to read: the thread is gone, or not in the pid
+ * namespace of /proc.
+ */
+static inline char thread_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	/* /proc names the caller with the caller's own id in its namespace. */
+	n = readlink("/proc/self", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (atoi(buf) != getpid())
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the comm may hold anything but the last ')'. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 /*
@@ -318,6 +361,8 @@ struct worker {
 	unsigned long long worked;
 	/* when the last work began and ended, by now_ns() */
 	unsigned long long began, ended;
+	/* set by work_sleep() as it goes to sleep */
+	int asleep;
 };
 
 static void *worker_main(void *p)
@@ -401,7 +446,24 @@ static inline void work_spin_kernel(struct worker *w)
 
 static inline void work_sleep(struct worker *w)
 {
+	__atomic_store_n(&w->asleep, 1, __ATOMIC_RELEASE);
 	sleep_ns(w->arg);
+}
+
+/*
+ * Wait up to 10 s for @w to sleep in work_sleep(), however long it takes a
+ * slow kernel to get it there. True once it does.
+ */
+static inline bool worker_asleep(struct worker *w)
+{
+	unsigned long long end = now_ns() + 10 * NSEC_PER_SEC;
+
+	while (now_ns() < end) {
+		if (__atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE) && thread_state(w->tid) == 'S')
+			return true;
+		sleep_ns(NSEC_PER_MSEC);
+	}
+	return false;
 }
 
 #endif /* _RECOUNT_UTIL_H */

@@ -86,26 +86,17 @@ struct uffd_server {
 	pthread_t thread;
 };
 
-/* Wait up to 5 s for thread @tid of this process to sleep uninterruptibly. */
+/* Wait up to 5 s for thread @tid to sleep uninterruptibly. */
 static bool wait_until_blocked(pid_t tid)
 {
 	unsigned long long end = now_ns() + 5 * NSEC_PER_SEC;
-	char path[64], buf[512];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	while (now_ns() < end) {
-		int fd = open(path, O_RDONLY);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		char *state;
+		char state = thread_state(tid);
 
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
+		if (!state)
 			return false;
-		buf[n] = '\0';
-		/* "pid (comm) S ...": the comm may hold anything but the last ')'. */
-		state = strrchr(buf, ')');
-		if (state && state[1] == ' ' && state[2] == 'D')
+		if (state == 'D')
 			return true;
 		sleep_ns(NSEC_PER_MSEC / 10);
 	}
@@ -243,6 +234,13 @@ static void work_touch(struct worker *w)
 		EXPECT_LE(__at, (to) + BOOT_SLACK);				\
 	} while (0)
 
+/* At least @held, but for 1% of rate between sched_clock and CLOCK_MONOTONIC. */
+#define EXPECT_HELD(got, held) do {						\
+		__u64 __got = (got);						\
+										\
+		EXPECT_GE(__got + __got / 100, (held));				\
+	} while (0)
+
 /*
  * Each fault the handler holds up for D adds at least D; and the faults are
  * all of the time the touching took, as the toucher timed it, but a few steps.
@@ -273,9 +271,10 @@ TEST_F(recount, page_fault_time_is_the_fault_delay)
 	TH_LOG("3 faults held 200 ms each, in %llu ms: page fault time %llu ms",
 	       touch_ns / MS, fault / MS);
 	EXPECT_EQ(3, s.handled);
-	EXPECT_GE(fault, 3 * 200 * MS);
+	EXPECT_HELD(fault, 3 * 200 * MS);
 	EXPECT_LE(fault, wall_bound(touch_ns));
-	EXPECT_GE(fault, touch_ns - 10 * MS);
+	/* Between the faults, it may also have waited for a CPU. */
+	EXPECT_GE(fault + b.runtime.queue - a.runtime.queue, touch_ns - 10 * MS);
 	EXPECT_EQ(0, lock);
 	/*
 	 * Every fault getrusage() saw, and at most a few more, of the worker's
@@ -324,10 +323,11 @@ static void work_pipe_write(struct worker *w)
 
 /*
  * A writer to a pipe faults inside write() on a userfaultfd page, holding the
- * pipe's mutex for the 300 ms the handler delays the fault. Once the handler
- * has the fault, a second writer writes: it waits for the mutex for most of
- * what remains, and its lock contention time is that write() as it timed it,
- * less only the few steps of the system call around the wait.
+ * pipe's mutex while the handler delays the fault. Once the handler has the
+ * fault, a second writer writes; the handler resolves the fault 300 ms after
+ * the second writer blocked on the mutex. Its lock contention time is that
+ * write() as it timed it, less only the few steps of the system call around
+ * the wait.
  */
 TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 {
@@ -347,6 +347,8 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	contended_pipe = fds[1];
 	ASSERT_EQ(0, worker_start(&w, work_pipe_write, 0, -1));
 	AT_REST(w.tid, &a);
+	/* The 300 ms start once the worker waits for the mutex, however slow it is. */
+	s.wait_for = w.tid;
 
 	holder = (struct pipe_writer){ .fd = fds[1], .buf = s.area, .len = s.size };
 	ASSERT_EQ(0, pthread_create(&thread, NULL, pipe_write_main, &holder));
@@ -363,8 +365,8 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	lock = b.runtime.lock - a.runtime.lock;
 	TH_LOG("write() blocked %llu ms: lock contention time %llu ms",
 	       contended_write_ns / MS, lock / MS);
-	/* The holder kept the mutex for most of its 300 ms fault after that. */
-	ASSERT_GE(contended_write_ns, 150 * MS);
+	/* The holder kept the mutex 300 ms after the worker blocked on it. */
+	ASSERT_GE(contended_write_ns, 300 * MS);
 	/* The wait is inside the write(), and is all of it but a few steps. */
 	EXPECT_LE(lock, wall_bound(contended_write_ns));
 	EXPECT_GE(lock, contended_write_ns - 10 * MS);
@@ -489,7 +491,7 @@ TEST_F(recount, versions_give_their_layout)
 	EXPECT_EQ(rest.runtime.fault, v2.page_fault_time);
 	EXPECT_EQ(rest.runtime.lock, v2.lock_contention_time);
 	EXPECT_EQ(rnl_cpu_time(&rest.usage), v2.cpu_time);
-	EXPECT_GE(v2.cpu_time, 40 * MS);
+	EXPECT_GE(v2.cpu_time, w.worked - w.worked / 50);
 	q = &rest.runtime.wait[RNL_QUEUE];
 	f = &rest.runtime.wait[RNL_FAULT];
 	l = &rest.runtime.wait[RNL_LOCK];
@@ -552,8 +554,8 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
 	uffd_stop(&s);
 	GET(RECOUNT_A_TGID, getpid(), &after);
 
-	EXPECT_GE(after.runtime.fault - before.runtime.fault, 2 * 100 * MS);
-	EXPECT_GE(after.exited_runtime.fault - before.exited_runtime.fault, 2 * 100 * MS);
+	EXPECT_HELD(after.runtime.fault - before.runtime.fault, 2 * 100 * MS);
+	EXPECT_HELD(after.exited_runtime.fault - before.exited_runtime.fault, 2 * 100 * MS);
 	EXPECT_GE(after.runtime.cpu, before.runtime.cpu);
 	EXPECT_GE(after.runtime.queue, before.runtime.queue);
 	EXPECT_GE(after.runtime.lock, before.runtime.lock);
@@ -566,12 +568,13 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
  * TIMER_ABSTIME), for 50 periods; a period whose work ends past its
  * deadline, the next release, missed it, and the mixer skips to the next
  * release ahead. In period 20 its work touches a page whose fault a
- * userfaultfd handler holds 30 ms; in period 35 it writes to a pipe whose
+ * userfaultfd handler holds 100 ms; in period 35 it writes to a pipe whose
  * mutex another thread holds through a fault of its own, which its handler
  * holds 20 ms from the moment the mixer blocks on the mutex; in period 40 a
- * fault held 5 ms, which misses nothing. The mixer sees the deadlines of
+ * fault held 2 ms, which misses nothing (on a slow kernel, the gap between
+ * the two holds keeps the short one from passing for the longest). The mixer sees the deadlines of
  * periods 20 and 35 missed. Its record says why, where totals could not:
- * its longest page fault took at least the 30 ms held (less 1% for the two
+ * its longest page fault took at least the 100 ms held (less 1% for the two
  * clocks' rates) and ended in period 20, after its handler let it go, not
  * in period 40; its longest lock wait took at least the 20 ms held, at most
  * its write(), and ended in period 35 after the holder's fault was let go;
@@ -582,11 +585,11 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
 #define PERIOD		(10 * MS)
 #define WORK		(2 * MS)
 #define FAULT_PERIOD	20
-#define FAULT_HELD	(30 * MS)
+#define FAULT_HELD	(100 * MS)
 #define LOCK_PERIOD	35
 #define LOCK_HELD	(20 * MS)
 #define SHORT_PERIOD	40
-#define SHORT_HELD	(5 * MS)
+#define SHORT_HELD	(2 * MS)
 
 struct mixer_period {
 	unsigned long long began, ended;	/* the work, by CLOCK_BOOTTIME */
@@ -597,13 +600,6 @@ static struct timespec ns_to_ts(unsigned long long ns)
 {
 	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 }
-
-/* At least @held, but for 1% of rate between sched_clock and CLOCK_MONOTONIC. */
-#define EXPECT_HELD(got, held) do {						\
-		__u64 __got = (got);						\
-										\
-		EXPECT_GE(__got + __got / 100, (held));				\
-	} while (0)
 
 TEST_F(recount, deadline_misses_are_explained)
 {

@@ -28,7 +28,9 @@
 #define READERS		3
 #define SUBJECT_THREADS	4
 
-static atomic_int stop, pause_flips;
+static atomic_int stop;
+/* Held by the flipper while recount is off, and by the test's checkpoints. */
+static pthread_mutex_t flip_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What the threads found wrong, the first of it kept for the report. */
 static atomic_ulong violations, checks;
@@ -258,13 +260,13 @@ static void *flipper_main(void *p)
 {
 	while (!atomic_load(&stop)) {
 		sleep_ns(300 * NSEC_PER_MSEC);
-		if (atomic_load(&pause_flips))
-			continue;
+		pthread_mutex_lock(&flip_lock);
 		if (recount_sysctl_set(0))
 			violation("cannot switch recount off");
 		sleep_ns(30 * NSEC_PER_MSEC);
 		if (recount_sysctl_set(1))
 			violation("cannot switch recount on");
+		pthread_mutex_unlock(&flip_lock);
 	}
 	return NULL;
 }
@@ -317,7 +319,7 @@ TEST_F_TIMEOUT(recount, everything_at_once, 900)
 
 		sleep_ns(2 * NSEC_PER_SEC);
 		/* Checkpoint: recount on, the subject at rest. */
-		atomic_store(&pause_flips, 1);
+		pthread_mutex_lock(&flip_lock);
 		ASSERT_EQ(0, recount_sysctl_set(1));
 		atomic_store(&subj->rest, 1);
 		ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -334,7 +336,7 @@ TEST_F_TIMEOUT(recount, everything_at_once, 900)
 		EXPECT_HOLDS(rnl_kinds_differ(&proc));
 		rounds++;
 		atomic_store(&subj->rest, 0);
-		atomic_store(&pause_flips, 0);
+		pthread_mutex_unlock(&flip_lock);
 		/* One byte for each resting thread, one for the subject. */
 		ASSERT_EQ(SUBJECT_THREADS + 1, write(wake[1], "ccccccccc", SUBJECT_THREADS + 1));
 	} while (now_ns() < end && !violations);
