@@ -237,6 +237,7 @@ TEST_F(energy, sleeping_thread_gains_nothing)
 	GET(RECOUNT_A_PID, w.tid, &a);
 	sleep_ns(500 * NSEC_PER_MSEC);
 	GET(RECOUNT_A_PID, w.tid, &b);
+	ASSERT_TRUE(worker_sleeping(&w)) TH_LOG("its sleep ended before the second read");
 	ASSERT_EQ(1, read(w.done[0], &(char){ 0 }, 1));
 	worker_stop(&w);
 	ASSERT_TRUE(b.usage.has & RNL_ENERGY);

@@ -108,6 +108,15 @@ static inline void spin_user(unsigned long long ns)
 	} while (now_ns() < end);
 }
 
+/* Spin in user mode until the calling thread has had @ns of CPU time. */
+static inline void spin_user_cpu(unsigned long long ns)
+{
+	unsigned long long end = thread_cpu_ns() + ns;
+
+	while (thread_cpu_ns() < end)
+		spin_user(NSEC_PER_MSEC / 10);
+}
+
 /* Spend @ns of wall time in syscalls that work in the kernel: reading zeroes. */
 static inline void spin_kernel(unsigned long long ns)
 {
@@ -439,6 +448,11 @@ static inline void work_spin_user(struct worker *w)
 	spin_user(w->arg);
 }
 
+static inline void work_spin_user_cpu(struct worker *w)
+{
+	spin_user_cpu(w->arg);
+}
+
 static inline void work_spin_kernel(struct worker *w)
 {
 	spin_kernel(w->arg);
@@ -448,19 +462,32 @@ static inline void work_sleep(struct worker *w)
 {
 	__atomic_store_n(&w->asleep, 1, __ATOMIC_RELEASE);
 	sleep_ns(w->arg);
+	__atomic_store_n(&w->asleep, 0, __ATOMIC_RELEASE);
+}
+
+/* Whether @w is in work_sleep()'s sleep, or on its way to it. */
+static inline bool worker_sleeping(struct worker *w)
+{
+	return __atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE);
 }
 
 /*
  * Wait up to 10 s for @w to sleep in work_sleep(), however long it takes a
- * slow kernel to get it there. True once it does.
+ * slow kernel to get it there. True once it does (where /proc cannot tell
+ * the thread's state, once it is on its way and 20 ms have passed).
  */
 static inline bool worker_asleep(struct worker *w)
 {
 	unsigned long long end = now_ns() + 10 * NSEC_PER_SEC;
+	char state;
 
 	while (now_ns() < end) {
-		if (__atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE) && thread_state(w->tid) == 'S')
+		state = thread_state(w->tid);
+		if (worker_sleeping(w) && (state == 'S' || !state)) {
+			if (!state)
+				sleep_ns(20 * NSEC_PER_MSEC);
 			return true;
+		}
 		sleep_ns(NSEC_PER_MSEC);
 	}
 	return false;

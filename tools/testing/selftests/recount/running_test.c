@@ -165,8 +165,8 @@ TEST_F(recount, busy_thread_reads_never_go_back)
 	thread[0] = thread[1];
 	GET(RECOUNT_A_TGID, getpid(), &process[0]);
 	GET(RECOUNT_A_CPU, cpu, &cpu_rec[0]);
-	ran = thread_clock_ns(w.thread);
 	start = now_ns();
+	ran = thread_clock_ns(w.thread);
 	end = start + 1000 * NSEC_PER_MSEC;
 	while (now_ns() < end) {
 		GET(RECOUNT_A_PID, w.tid, &thread[1]);

@@ -78,7 +78,8 @@ struct uffd_server {
 	char *area;
 	size_t size;
 	unsigned long long delay;
-	pid_t wait_for;
+	pid_t wait_for;		/* set with __atomic builtins, the handler reads it */
+	int blocked;		/* wait_for was seen blocked, read once the handler is joined */
 	int stop;		/* set with __atomic builtins, the handler polls it */
 	int seen;		/* faults read, set with __atomic builtins */
 	int handled;		/* read once the handler is joined */
@@ -121,6 +122,7 @@ static void *uffd_handler(void *p)
 	struct uffd_server *s = p;
 	long page_size = sysconf(_SC_PAGESIZE);
 	char *page = malloc(page_size);
+	pid_t wait_for;
 
 	memset(page, 'x', page_size);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
@@ -134,8 +136,9 @@ static void *uffd_handler(void *p)
 		    msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		__atomic_add_fetch(&s->seen, 1, __ATOMIC_RELEASE);
-		if (s->wait_for)
-			wait_until_blocked(s->wait_for);
+		wait_for = __atomic_load_n(&s->wait_for, __ATOMIC_ACQUIRE);
+		if (wait_for)
+			s->blocked = wait_until_blocked(wait_for);
 		sleep_ns(s->delay);
 		__atomic_store_n(&s->released_at, boot_ns(), __ATOMIC_RELEASE);
 		copy.dst = msg.arg.pagefault.address & ~(page_size - 1);
@@ -348,7 +351,7 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	ASSERT_EQ(0, worker_start(&w, work_pipe_write, 0, -1));
 	AT_REST(w.tid, &a);
 	/* The 300 ms start once the worker waits for the mutex, however slow it is. */
-	s.wait_for = w.tid;
+	__atomic_store_n(&s.wait_for, w.tid, __ATOMIC_RELEASE);
 
 	holder = (struct pipe_writer){ .fd = fds[1], .buf = s.area, .len = s.size };
 	ASSERT_EQ(0, pthread_create(&thread, NULL, pipe_write_main, &holder));
@@ -362,6 +365,7 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	close(fds[1]);
 
 	EXPECT_EQ((ssize_t)s.size, holder.ret);
+	ASSERT_TRUE(s.blocked) TH_LOG("the worker was not seen waiting for the mutex");
 	lock = b.runtime.lock - a.runtime.lock;
 	TH_LOG("write() blocked %llu ms: lock contention time %llu ms",
 	       contended_write_ns / MS, lock / MS);
@@ -369,7 +373,8 @@ TEST_F(recount, lock_contention_time_is_the_mutex_wait)
 	ASSERT_GE(contended_write_ns, 300 * MS);
 	/* The wait is inside the write(), and is all of it but a few steps. */
 	EXPECT_LE(lock, wall_bound(contended_write_ns));
-	EXPECT_GE(lock, contended_write_ns - 10 * MS);
+	/* Around the wait, it may also have waited for a CPU. */
+	EXPECT_GE(lock + b.runtime.queue - a.runtime.queue, contended_write_ns - 10 * MS);
 	/* The wait was for the mutex, not a fault of its own (those are brief). */
 	EXPECT_LT(b.runtime.fault - a.runtime.fault, 10 * MS);
 }
@@ -407,7 +412,8 @@ TEST_F(recount, free_mutex_is_no_contention)
  * wakeup to its first run, within 15%. (A wakeup queued to an idle CPU
  * waits for it to take the IPI before it is runnable: that is not queue
  * time, under TCG it took 100 ms.) A thread alone on a CPU gains less than
- * 10% of T.
+ * 10% of T, if no kernel thread took its CPU as long (on a debug kernel one
+ * may), and at most the same bound as the others.
  */
 TEST_F(recount, queue_time_follows_cpu_sharing)
 {
@@ -447,7 +453,10 @@ TEST_F(recount, queue_time_follows_cpu_sharing)
 			EXPECT_GE(queue, share - share * 15 / 100);
 			EXPECT_LE(queue, most + most * 15 / 100);
 		} else {
-			EXPECT_LT(queue, T / 10);
+			/* Alone, unless kernel threads took its CPU a while. */
+			EXPECT_LE(queue, most + most * 15 / 100);
+			if (share < T / 10)
+				EXPECT_LT(queue, T / 10);
 		}
 	}
 }
@@ -621,7 +630,7 @@ TEST_F(recount, deadline_misses_are_explained)
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
 	err = uffd_start(&ss, 1, SHORT_HELD);
 	ASSERT_EQ(0, err) TH_LOG("userfaultfd setup: %s", strerror(-err));
-	ls.wait_for = sys_gettid();
+	__atomic_store_n(&ls.wait_for, sys_gettid(), __ATOMIC_RELEASE);
 	ASSERT_EQ(0, pipe(fds));
 	holder = (struct pipe_writer){ .fd = fds[1], .buf = ls.area, .len = ls.size };
 	GET(RECOUNT_A_PID, sys_gettid(), &a);
@@ -681,6 +690,7 @@ TEST_F(recount, deadline_misses_are_explained)
 	EXPECT_TRUE(p[LOCK_PERIOD].missed);
 	EXPECT_EQ(1, fs.seen);
 	EXPECT_EQ(1, ss.seen);
+	EXPECT_TRUE(ls.blocked);
 
 	/* The fault: what the handler held it, ended in period 20, not 40. */
 	EXPECT_HELD(f->max, FAULT_HELD);
@@ -749,15 +759,6 @@ static unsigned long long children_cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
-/* Spin in user mode until the calling thread has had @ns of CPU time. */
-static void spin_cpu(unsigned long long ns)
-{
-	unsigned long long end = thread_cpu_ns() + ns;
-
-	while (thread_cpu_ns() < end)
-		spin_user(MS / 10);
-}
-
 /* The process exit record of @tgid on @nl, waiting up to 5 s for it. */
 static bool exit_record_of(struct rnl *nl, pid_t tgid, struct rnl_record *rec)
 {
@@ -806,12 +807,12 @@ TEST_F(recount, children_are_added_when_reaped)
 		grandchild = fork();
 		if (!grandchild) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			spin_cpu(100 * MS);
+			spin_user_cpu(100 * MS);
 			_exit(0);
 		}
 		if (grandchild < 0 || waitpid(grandchild, &status, 0) != grandchild)
 			_exit(1);
-		spin_cpu(100 * MS);
+		spin_user_cpu(100 * MS);
 		if (write(ready[1], "r", 1) != 1 || read(go[0], &status, 1) != 1)
 			_exit(1);
 		_exit(0);
