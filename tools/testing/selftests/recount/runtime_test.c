@@ -581,14 +581,15 @@ TEST_F(recount, process_runtime_keeps_exited_threads)
  * mutex another thread holds through a fault of its own, which its handler
  * holds 20 ms from the moment the mixer blocks on the mutex; in period 40 a
  * fault held 2 ms, which misses nothing (on a slow kernel, the gap between
- * the two holds keeps the short one from passing for the longest). The mixer sees the deadlines of
- * periods 20 and 35 missed. Its record says why, where totals could not:
- * its longest page fault took at least the 100 ms held (less 1% for the two
- * clocks' rates) and ended in period 20, after its handler let it go, not
- * in period 40; its longest lock wait took at least the 20 ms held, at most
- * its write(), and ended in period 35 after the holder's fault was let go;
- * and it counted its faults, its lock wait, and a wait for a CPU per
- * wakeup from a sleep of more than a millisecond.
+ * the two holds keeps the short one from passing for the longest). The
+ * mixer sees the deadlines of periods 20 and 35 missed. Its record says
+ * why, where totals could not: its longest page fault took at least the
+ * 100 ms held (less 1% for the two clocks' rates) and ended in period 20,
+ * after its handler let it go, not in period 40; its longest lock wait
+ * took at least the 20 ms held, at most its write(), and ended in period
+ * 35 after the holder's fault was let go; and it counted its faults, its
+ * lock wait, and a wait for a CPU per wakeup from a sleep of more than a
+ * millisecond.
  */
 #define PERIODS		50
 #define PERIOD		(10 * MS)
