@@ -10,6 +10,11 @@
 #   norecount CONFIG_RECOUNT=n: the same workloads, for "compiled in but off";
 #   vtime     CONFIG_RECOUNT=n, CONFIG_VIRT_CPU_ACCOUNTING_GEN and nohz_full=1-3
 #             (the workloads run on CPU 1): the kernel's own precise accounting;
+#   timerlat  the recount kernel again, the timerlat section alone, under
+#             -icount shift=0,sleep=off: an idle guest's virtual clock jumps
+#             to its next timer instead of following the host's, so that a
+#             timer's latencies are instruction counts, exact from run to run
+#             (with the host's clock, they varied by microseconds);
 #   reboot    the recount kernel again, its workloads only: how much the same
 #             kernel differs from one boot to the next, the noise of the
 #             comparisons across kernels.
@@ -26,9 +31,9 @@
 quick=${QUICK:-}
 # QUICK=1 skips the second boot that measures the noise between boots.
 if [ -n "$quick" ]; then
-	kernels=${BENCH_KERNELS:-recount norecount vtime}
+	kernels=${BENCH_KERNELS:-recount timerlat norecount vtime}
 else
-	kernels=${BENCH_KERNELS:-recount norecount vtime reboot norecount2 reboot2 norecount3}
+	kernels=${BENCH_KERNELS:-recount timerlat norecount vtime reboot norecount2 reboot2 norecount3}
 fi
 bdir=$OUT/bench
 mkdir -p "$bdir"
@@ -66,10 +71,16 @@ printf '%s\n' CONFIG_NO_HZ_FULL=y CONFIG_VIRT_CPU_ACCOUNTING_GEN=y CONFIG_CPU_IS
 
 status=0
 for k in $kernels; do
+	icount=""
 	case $k in
 	recount)
 		kimg=$img
-		args=""
+		args="RECOUNT_BENCH_SECTION=cost,read,readall,exits"
+		;;
+	timerlat)
+		kimg=$img
+		args="RECOUNT_BENCH_SECTION=timerlat"
+		icount=shift=0,sleep=off
 		;;
 	reboot|reboot[0-9])
 		kimg=$img
@@ -91,11 +102,11 @@ for k in $kernels; do
 		args="nohz_full=1-3"
 		;;
 	*)
-		die "BENCH_KERNELS: unknown kernel '$k' (recount, norecount, vtime, reboot, norecountN, rebootN)"
+		die "BENCH_KERNELS: unknown kernel '$k' (recount, timerlat, norecount, vtime, reboot, norecountN, rebootN)"
 		;;
 	esac
 	log=$bdir/$ARCH-$k.log
-	KERNEL_IMAGE=$kimg SERIAL_LOG=$log QEMU_MEM=2G QUIET=1 \
+	KERNEL_IMAGE=$kimg SERIAL_LOG=$log QEMU_MEM=2G QUIET=1 QEMU_ICOUNT=$icount \
 		BOOT_ARGS="$args ${quick:+RECOUNT_BENCH_QUICK=1}" \
 		"$HARNESS/boot.sh" bench "${BENCH_TIMEOUT:-900}" || {
 			echo "harness: the $k kernel's bench run failed: see ${log#$TOP/}" >&2

@@ -6,7 +6,8 @@
 # to the terminal (or not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The
 # exit status is that of what ran in the guest; 124 if the guest did not
 # finish in time.
-# KERNEL_IMAGE, QEMU_MEM (1G), SERIAL_LOG and BOOT_ARGS override the defaults.
+# KERNEL_IMAGE, QEMU_MEM (1G), SERIAL_LOG and BOOT_ARGS override the defaults;
+# QEMU_ICOUNT is QEMU's -icount (arm64: shift=0; x86_64: none, TCG times).
 #
 #   boot.sh MODE [TIMEOUT_SECONDS]
 . "$(dirname "$0")/lib.sh"
@@ -37,9 +38,10 @@ x86_64)
 	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m "$mem"
 	      -fw_cfg name=etc/sercon-port,string=0
 	      -kernel "${KERNEL_IMAGE:-$AOUT/bzImage}" -append "console=ttyS0 tsc=reliable $cmdline")
+	[ -z "${QEMU_ICOUNT:-}" ] || qemu+=(-icount "$QEMU_ICOUNT")
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max -icount shift=0 -smp 4 -m "$mem"
+	qemu=(qemu-system-aarch64 -M virt -cpu max -icount "${QEMU_ICOUNT:-shift=0}" -smp 4 -m "$mem"
 	      -kernel "${KERNEL_IMAGE:-$AOUT/Image}" -append "console=ttyAMA0 $cmdline")
 	;;
 esac

@@ -31,7 +31,7 @@ gcc -shared -fPIC -O2 -Wall -o "$work/tbprof.so" "$HARNESS/prof/tbprof.c" -lpthr
 prof_boot() {
 	CMD="$2" "$HARNESS/initramfs.sh" >/dev/null
 	timeout -k 10 1500 qemu-system-aarch64 -plugin "$work/tbprof.so,out=$1" \
-		-M virt -cpu max -icount shift=0 -smp 4 -m 2G -kernel "$AOUT/Image" \
+		-M virt -cpu max -icount "${QEMU_ICOUNT:-shift=0}" -smp 4 -m 2G -kernel "$AOUT/Image" \
 		-append "console=ttyAMA0 panic=-1 RECOUNT_MODE=cmd recount=on quiet nokaslr" \
 		-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none \
 		< /dev/null > "$work/serial.log" 2>&1

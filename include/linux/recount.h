@@ -27,6 +27,7 @@ void __recount_sched_enqueue(struct task_struct *p, u64 now);
 #ifdef CONFIG_RECOUNT
 
 #include <linux/percpu-defs.h>
+#include <linux/preempt.h>
 #include <asm/rwonce.h>
 #include <linux/sched/clock.h>
 #include <asm/recount.h>
@@ -64,11 +65,15 @@ static __always_inline u64 recount_clock(void)
 /*
  * The user clock
  *
- * Each CPU keeps one word that the user/kernel transitions update, and
- * nothing else: bits 63-8 hold the CPU's user time U, in ticks of
- * recount_clock() modulo 2^56, while the CPU is in kernel mode, and U - s
- * while it is in user mode since s; the accounting points take U from it.
- * Bits 6-0 count the transitions modulo 128, odd in user mode, and bit 7
+ * Each CPU keeps one word that the user/kernel transitions update: bits
+ * 63-8 hold the CPU's user time U, in ticks of recount_clock() modulo 2^56,
+ * while the CPU is in kernel mode, and U - s while it is in user mode since
+ * s; the accounting points take U from it. While the CPU idles, the word
+ * runs as in user mode, but for the interrupts it handles, whose entries
+ * and exits are transitions too (recount_idle_irq_enter()): the accounting
+ * points start and stop it where the CPU starts and stops idling, and take
+ * the CPU's idle time from it. Bits 6-0 count the transitions modulo 128,
+ * odd while the word runs, and bit 7
  * is set while a transition is under way, stored before it reads the clock
  * (in program order: no barrier orders the two) and cleared by its final
  * store, so that readers on other CPUs can tell which value of the word
@@ -114,6 +119,18 @@ static __always_inline void recount_user_transition(bool to_user)
 	/* The clock is read after the busy bit is stored, in program order. */
 	barrier();
 	WRITE_ONCE(*word, recount_user_clock_next(w, recount_clock(), to_user));
+}
+
+/**
+ * recount_user_clock_running() - does a user clock run?
+ * @word: the user clock
+ *
+ * Return: true if the word counts the transitions of a CPU in user mode, or
+ * of an idle CPU that handles no interrupt (see recount_idle_irq_enter()).
+ */
+static __always_inline bool recount_user_clock_running(u64 word)
+{
+	return word & 1;
 }
 
 /**
@@ -167,8 +184,6 @@ void __recount_contention_end(void);
 void __recount_idle_enter(void);
 void __recount_idle_exit(void);
 void __recount_idle_dead(void);
-void __recount_idle_irq_enter(void);
-void __recount_idle_irq_exit(void);
 
 /**
  * recount_idle_enter() - account a thread idling its CPU
@@ -197,32 +212,62 @@ static __always_inline void recount_idle_exit(void)
 		__recount_idle_exit();
 }
 
+DECLARE_PER_CPU(bool, recount_idle_irq);
+
+/*
+ * Is an entry of the idle task the outermost one, not one that interrupts
+ * an interrupt's handler or the softirqs it runs on its way out? The entry
+ * hooks run before irq_enter() and after irq_exit().
+ */
+static __always_inline bool recount_idle_irq_outermost(void)
+{
+	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
 /**
  * recount_idle_irq_enter() - account an interrupt arriving on an idle CPU
  *
  * What an idle CPU does for an interrupt or an exception (the handler, and
  * the softirqs run on its way out) is kernel time of the CPU and of no
- * thread: it is not idle time, and is reported apart. Called by the entry
- * code for an entry from kernel mode that interrupts the idle task, with
- * interrupts disabled, once RCU watches. Such entries nest.
+ * thread: it is not idle time, and is reported apart. An idle CPU's user
+ * clock runs while it idles: the outermost entry stops it, as an entry from
+ * user mode does, and the CPU's next accounting point splits its interval
+ * by it. Called by the entry code for an entry from kernel mode that
+ * interrupts the idle task, with interrupts disabled, once RCU watches.
+ * Inline: a static branch, a preemption count and a word tested, and where
+ * the CPU idles, a clock read and two stores to the word and one to a flag.
  */
 static __always_inline void recount_idle_irq_enter(void)
 {
-	if (recount_enabled())
-		__recount_idle_irq_enter();
+	if (!recount_enabled() || !recount_idle_irq_outermost() ||
+	    !recount_user_clock_running(raw_cpu_read(recount_user_clock)))
+		return;
+	/*
+	 * An unstable sched_clock() stays within a tick of its last update
+	 * until irq_enter() tells it the CPU woke up: tell it now, or most of
+	 * a tickless sleep would read as this interrupt's.
+	 */
+	if (!static_branch_likely(&recount_raw_clock_key))
+		sched_clock_idle_wakeup_event();
+	recount_user_transition(false);
+	raw_cpu_write(recount_idle_irq, true);
 }
 
 /**
  * recount_idle_irq_exit() - account the end of an interrupt on an idle CPU
  *
- * Ends what the outermost recount_idle_irq_enter() began: the CPU is idle
- * again. Called by the entry code with interrupts disabled, while RCU still
- * watches.
+ * Ends what the outermost recount_idle_irq_enter() began: the CPU idles
+ * again, and its user clock runs. Called by the entry code with interrupts
+ * disabled, while RCU still watches.
  */
 static __always_inline void recount_idle_irq_exit(void)
 {
-	if (recount_enabled())
-		__recount_idle_irq_exit();
+	if (!recount_enabled() || !recount_idle_irq_outermost() ||
+	    !raw_cpu_read(recount_idle_irq))
+		return;
+	raw_cpu_write(recount_idle_irq, false);
+	if (!recount_user_clock_running(raw_cpu_read(recount_user_clock)))
+		recount_user_transition(true);
 }
 
 /**

@@ -23,13 +23,14 @@
  *
  *   A user/kernel transition only advances the CPU's user clock, one
  *   per-CPU word (include/linux/recount.h): a load, a store, a read of
- *   recount's clock (clock.c) and a store. Everything else is done at the
- *   accounting points, where the thread or the state of the CPU changes:
+ *   recount's clock (clock.c) and a store; so does an interrupt's entry
+ *   and exit on an idle CPU (recount_idle_irq_enter/exit()), whose user
+ *   clock runs while it idles. Everything else is done at the accounting
+ *   points, where the thread or the state of the CPU changes:
  *
  *     context switch                 recount_sched_switch()
  *     scheduler tick                 recount_sched_tick()
  *     idle loop waits / wakes up     recount_idle_enter/exit()
- *     interrupt on an idle CPU       recount_idle_irq_enter/exit()
  *     CPU goes offline               recount_idle_dead()
  *     a thread reads itself          recount_update_current()
  *     a thread starts exiting        recount_thread_exit()
@@ -114,6 +115,12 @@ EXPORT_SYMBOL_GPL(recount_enabled_key);
 
 DEFINE_PER_CPU(u64, recount_user_clock);
 EXPORT_PER_CPU_SYMBOL_GPL(recount_user_clock);
+
+/*
+ * The CPU idles, but its user clock stands for an interrupt: the outermost
+ * exit from it starts the clock again (recount_idle_irq_exit()).
+ */
+DEFINE_PER_CPU(bool, recount_idle_irq);
 
 /* The energy the CPU used over an interval of @time ns, busy or @idle. */
 static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time,
@@ -238,21 +245,54 @@ static noinline void recount_account_counts(struct recount_cpu *rc, struct task_
 }
 
 /*
- * An interrupt on an idle CPU reads no counter, going in, at its ticks or
- * going out: what the PMU counts meanwhile is dropped with the idle loop's,
- * and an idle wakeup does not pay eight counter reads.
+ * An idle CPU's ticks read no counter: what the PMU counts in the idle loop
+ * and its interrupts is dropped.
  */
 static __always_inline bool recount_reads_counters(unsigned int prev_state, unsigned int state)
 {
-	return state != RECOUNT_CPU_IDLE_IRQ &&
-	       (prev_state != RECOUNT_CPU_IDLE_IRQ || state != RECOUNT_CPU_IDLE);
+	return prev_state != RECOUNT_CPU_IDLE || state != RECOUNT_CPU_IDLE;
+}
+
+/*
+ * An idle CPU's interval: @idle ticks idle and @irq ticks handling
+ * interrupts, the CPU's kernel time and no thread's. @time is scratch.
+ */
+static void recount_idle_add(struct recount_cpu *rc, u64 idle, u64 irq,
+			     u64 time[RECOUNT_NR_LEVELS])
+{
+	u64 ns = recount_ticks_to_ns(idle, rc->factor, &rc->frac[RECOUNT_FRAC_IDLE]);
+
+	WRITE_ONCE(rc->idle_time, rc->idle_time + ns);
+	WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, ns, true));
+	if (!irq)
+		return;
+	ns = recount_ticks_to_ns(irq, rc->factor, &rc->frac[RECOUNT_FRAC_IDLE_IRQ]);
+	time[RECOUNT_LEVEL_USER] = 0;
+	time[RECOUNT_LEVEL_KERNEL] = ns;
+	recount_usage_add_time(&rc->usage, time, recount_energy(rc, ns, false));
+	WRITE_ONCE(rc->idle_irq_time, rc->idle_irq_time + ns);
+}
+
+/*
+ * Set the local CPU's user clock, @w at @now, as the CPU starts or stops
+ * idling: it runs (@run) while the CPU idles, else it stands, the CPU in
+ * kernel mode. An interrupt in progress stays the CPU's idle time.
+ */
+static __always_inline void recount_user_clock_set(u64 w, u64 now, bool run)
+{
+	if (recount_user_clock_running(w) != run)
+		w = recount_user_clock_next(w, now, run);
+	__this_cpu_write(recount_user_clock, w);
+	__this_cpu_write(recount_idle_irq, false);
 }
 
 /*
  * The accounting point. Folds the local CPU's interval since its last one:
  * its time, split between user and kernel mode by the growth of its user
  * clock, converted to nanoseconds, its PMU counts and its energy, into the
- * tracks of the thread it ran and of the CPU, or into the CPU's idle time.
+ * tracks of the thread it ran and of the CPU; or if the CPU idled, split by
+ * the same clock into its idle time and the kernel time of the interrupts
+ * it handled. The user clock of an idle CPU runs but in an interrupt.
  * From now on the CPU is in @state, running @next (RECOUNT_CPU_RUNNING), which
  * waited @queued for it (or RECOUNT_NO_WAIT). At the tick (@tick), the clock
  * is checked too.
@@ -268,7 +308,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	unsigned int prev_state = rc->state;
 	struct task_struct *prev = prev_state == RECOUNT_CPU_RUNNING ? rc->curr : NULL;
 	bool prev_locked, next_same_cpu = false;
-	u64 now, word, ticks, energy, time[RECOUNT_NR_LEVELS];
+	u64 now, w, word, ticks, idle, energy, time[RECOUNT_NR_LEVELS];
 
 	lockdep_assert_irqs_disabled();
 	if (prev_state == RECOUNT_CPU_STOPPING ||
@@ -295,7 +335,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	if (static_branch_unlikely(&recount_pmu_key) && recount_reads_counters(prev_state, state))
 		recount_account_counts(rc, prev);
 	now = recount_clock();
-	word = __this_cpu_read(recount_user_clock) >> RECOUNT_USER_CLOCK_SHIFT;
+	w = __this_cpu_read(recount_user_clock);
+	word = recount_user_clock_user(w, now);
 
 	if (unlikely(prev_state == RECOUNT_CPU_OFF)) {
 		/*
@@ -303,7 +344,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		 * have left the word out of step; the CPU is in kernel mode.
 		 */
 		word = 0;
-		__this_cpu_write(recount_user_clock, 0);
+		w = 0;
 		WRITE_ONCE(rc->factor, recount_clock_factor());
 		memset(rc->frac, 0, sizeof(rc->frac));
 	} else if (likely(prev)) {
@@ -315,24 +356,21 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
 		if (unlikely(prev->recount.released))
 			recount_exited_add(prev, rc->kind, time, energy, NULL, NULL);
-	} else if (prev_state == RECOUNT_CPU_IDLE) {
-		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
-		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
-					    &rc->frac[RECOUNT_FRAC_IDLE]);
-		WRITE_ONCE(rc->idle_time, rc->idle_time + ticks);
-		WRITE_ONCE(rc->idle_energy, rc->idle_energy + recount_energy(rc, ticks, true));
 	} else {
-		/* Interrupts handled while idle: the CPU's kernel time, no thread's. */
-		ticks = recount_ticks_to_ns((now - rc->at) & RECOUNT_CLOCK_MASK, rc->factor,
-					    &rc->frac[RECOUNT_FRAC_IDLE_IRQ]);
-		time[RECOUNT_LEVEL_USER] = 0;
-		time[RECOUNT_LEVEL_KERNEL] = ticks;
-		recount_usage_add_time(&rc->usage, time, recount_energy(rc, ticks, false));
-		WRITE_ONCE(rc->idle_irq_time, rc->idle_irq_time + ticks);
+		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
+		ticks = (now - rc->at) & RECOUNT_CLOCK_MASK;
+		idle = min((word - rc->user) & RECOUNT_CLOCK_MASK, ticks);
+		recount_idle_add(rc, idle, ticks - idle, time);
 	}
 
+	/*
+	 * From one thread to another the CPU stays in kernel mode; while it
+	 * idles, its interrupts' hooks keep its user clock.
+	 */
+	if (prev_state != state || unlikely(prev_state == RECOUNT_CPU_OFF))
+		recount_user_clock_set(w, now, state == RECOUNT_CPU_IDLE);
 	WRITE_ONCE(rc->at, now);
-	WRITE_ONCE(rc->user, word & RECOUNT_CLOCK_MASK);
+	WRITE_ONCE(rc->user, word);
 	if (tick)
 		recount_clock_check(rc);
 	if (state == RECOUNT_CPU_RUNNING && !next)
@@ -410,9 +448,7 @@ static void recount_account_current(bool tick)
 	 * A thread injecting idle (PF_IDLE, like the idle task) idles the CPU
 	 * only between recount_idle_enter() and recount_idle_exit().
 	 */
-	if (state == RECOUNT_CPU_IDLE_IRQ)
-		recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, RECOUNT_NO_WAIT, tick);
-	else if (state == RECOUNT_CPU_IDLE ||
+	if (state == RECOUNT_CPU_IDLE ||
 		 (state == RECOUNT_CPU_OFF && recount_is_idle(current)))
 		recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, tick);
 	else
@@ -603,56 +639,6 @@ void __recount_idle_exit(void)
 	if (__this_cpu_read(recount_cpus.state) == RECOUNT_CPU_IDLE)
 		recount_account(current, RECOUNT_CPU_RUNNING, RECOUNT_NO_WAIT, false);
 	local_irq_restore(flags);
-}
-
-/**
- * __recount_idle_irq_enter() - account an interrupt arriving on an idle CPU
- *
- * See recount_idle_irq_enter().
- */
-void __recount_idle_irq_enter(void)
-{
-	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
-
-	/* An exception in the middle of an accounting point: leave it be. */
-	if (READ_ONCE(rc->seq.sequence) & 1)
-		return;
-	if (rc->state == RECOUNT_CPU_IDLE_IRQ) {
-		rc->irq_depth++;
-		return;
-	}
-	/*
-	 * Only on an idle CPU: a thread injecting idle is charged what it
-	 * handles outside its idle interval. A CPU whose state is unknown
-	 * starts accounting here if it runs its idle task.
-	 */
-	if (rc->state != RECOUNT_CPU_IDLE &&
-	    (rc->state != RECOUNT_CPU_OFF || !recount_is_idle(current)))
-		return;
-	/*
-	 * An unstable sched_clock() stays within a tick of its last update
-	 * until irq_enter() tells it the CPU woke up: tell it now, or most of
-	 * a tickless sleep would read as this interrupt's.
-	 */
-	if (!static_branch_likely(&recount_raw_clock_key))
-		sched_clock_idle_wakeup_event();
-	rc->irq_depth = 1;
-	recount_account(NULL, RECOUNT_CPU_IDLE_IRQ, RECOUNT_NO_WAIT, false);
-}
-
-/**
- * __recount_idle_irq_exit() - account the end of an interrupt on an idle CPU
- *
- * See recount_idle_irq_exit().
- */
-void __recount_idle_irq_exit(void)
-{
-	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
-
-	if ((READ_ONCE(rc->seq.sequence) & 1) || rc->state != RECOUNT_CPU_IDLE_IRQ ||
-	    --rc->irq_depth)
-		return;
-	recount_account(NULL, RECOUNT_CPU_IDLE, RECOUNT_NO_WAIT, false);
 }
 
 /**
@@ -870,30 +856,27 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
 {
 	unsigned int state = READ_ONCE(rc->state);
 	u32 frac[RECOUNT_NR_FRACS];
-	u64 word, now, ticks, factor;
+	u64 word, now, ticks, user, factor;
 
 	d->time[RECOUNT_LEVEL_USER] = 0;
 	d->time[RECOUNT_LEVEL_KERNEL] = 0;
 	*idle = 0;
-	if (state != RECOUNT_CPU_RUNNING && state != RECOUNT_CPU_IDLE &&
-	    state != RECOUNT_CPU_IDLE_IRQ)
+	if (state != RECOUNT_CPU_RUNNING && state != RECOUNT_CPU_IDLE)
 		return state;
 	recount_user_clock_sample(cpu, &word, &now);
 	ticks = recount_ticks_since(READ_ONCE(rc->at), now);
 	factor = READ_ONCE(rc->factor);
 	memcpy(frac, rc->frac, sizeof(frac));
+	user = recount_ticks_since(READ_ONCE(rc->user), recount_user_clock_user(word, now));
 	if (state == RECOUNT_CPU_IDLE) {
-		*idle = recount_ticks_to_ns(ticks, factor, &frac[RECOUNT_FRAC_IDLE]);
-		return state;
-	}
-	if (state == RECOUNT_CPU_IDLE_IRQ) {
-		d->time[RECOUNT_LEVEL_KERNEL] = recount_ticks_to_ns(ticks, factor,
+		/* An idle CPU's user clock runs but in its interrupts. */
+		user = min(user, ticks);
+		*idle = recount_ticks_to_ns(user, factor, &frac[RECOUNT_FRAC_IDLE]);
+		d->time[RECOUNT_LEVEL_KERNEL] = recount_ticks_to_ns(ticks - user, factor,
 								    &frac[RECOUNT_FRAC_IDLE_IRQ]);
 		return state;
 	}
-	recount_split(ticks, recount_ticks_since(READ_ONCE(rc->user),
-						 recount_user_clock_user(word, now)),
-		      factor, frac, d->time);
+	recount_split(ticks, user, factor, frac, d->time);
 	return state;
 }
 
@@ -1051,13 +1034,13 @@ void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 	if (state == RECOUNT_CPU_IDLE) {
 		cu->idle_time += idle;
 		cu->idle_energy += recount_energy(rc, idle, true);
-	} else if (state == RECOUNT_CPU_RUNNING || state == RECOUNT_CPU_IDLE_IRQ) {
+		cu->idle_irq_time += d.time[RECOUNT_LEVEL_KERNEL];
+	}
+	if (state == RECOUNT_CPU_RUNNING || state == RECOUNT_CPU_IDLE) {
 		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
 			cu->usage.level[l].time += d.time[l];
 		cu->usage.energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
 						   d.time[RECOUNT_LEVEL_KERNEL], false);
-		if (state == RECOUNT_CPU_IDLE_IRQ)
-			cu->idle_irq_time += d.time[RECOUNT_LEVEL_KERNEL];
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_cpu_read);

@@ -133,9 +133,9 @@ static_assert(RECOUNT_NR_EVENTS == 2);
  *	the next accounting point while recount is on starts accounting and
  *	charges nothing
  * @RECOUNT_CPU_RUNNING: running a thread, its @curr
- * @RECOUNT_CPU_IDLE: idle: running its idle task, or a thread that idles it
- * @RECOUNT_CPU_IDLE_IRQ: idle, but handling an interrupt or an exception:
- *	kernel time of the CPU, and of no thread
+ * @RECOUNT_CPU_IDLE: idle: running its idle task, or a thread that idles it;
+ *	the interrupts and exceptions it handles meanwhile, which its user
+ *	clock tells apart, are kernel time of the CPU and of no thread
  * @RECOUNT_CPU_STOPPING: recount is being switched off: the CPU has taken its
  *	last accounting point, and takes none until it is off
  */
@@ -144,7 +144,6 @@ enum recount_cpu_state {
 	RECOUNT_CPU_RUNNING,
 	RECOUNT_CPU_IDLE,
 	RECOUNT_CPU_STOPPING,
-	RECOUNT_CPU_IDLE_IRQ,
 };
 
 /*
@@ -157,10 +156,8 @@ enum recount_cpu_state {
 
 /**
  * struct recount_cpu - recount's state of a CPU
- * @seq: sequence count covering all fields but @kind and @irq_depth (which
- *	only the CPU itself reads)
+ * @seq: sequence count covering all fields but @kind
  * @state: what the CPU has been doing since @at, an enum recount_cpu_state
- * @irq_depth: how deep interrupts nest, while RECOUNT_CPU_IDLE_IRQ
  * @kind: the CPU's kind, an enum recount_kind, set before recount runs
  * @curr: the thread the CPU runs, while RECOUNT_CPU_RUNNING; compared, never
  *	dereferenced, by readers
@@ -182,7 +179,6 @@ enum recount_cpu_state {
 struct recount_cpu {
 	seqcount_t seq;
 	unsigned int state;
-	unsigned int irq_depth;
 	unsigned int kind;
 	struct task_struct *curr;
 	u64 at;
