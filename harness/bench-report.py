@@ -233,8 +233,9 @@ def main():
             ("readall", "read all threads", "read all threads (10000)", "<= 0.1 (10x faster)",
              lambda r, b, n: r <= 0.1),
             ("readall", "read all threads, 50000", "read all threads (50000)", None, None)):
-        # The target is judged on lean records (RECOUNT_A_LEAN), what a
-        # poller asks for; full records are shown beside them.
+        # The target is judged on lean records (RECOUNT_A_LEAN, with the
+        # runtime struct of the current version), what a poller asks for;
+        # full records are shown beside them.
         lean = get(rc, name, "recount-lean", sec)
         row(rows, label, "recount vs taskstats", get(rc, name, "taskstats", sec),
             get(rc, name, "recount", sec), None if lean else target, None if lean else check)
@@ -316,7 +317,8 @@ def main():
         out.append("\nOne thread's reply: %d bytes from recount (every metric per level and "
                    "per kind, runtime, start time)%s, %d from taskstats (struct taskstats v%d)."
                    % (sizes["recount_bytes"],
-                      ", %d with lean records" % sizes["recount_lean_bytes"]
+                      ", %d with lean records (the waits in the runtime struct only)"
+                      % sizes["recount_lean_bytes"]
                       if sizes.get("recount_lean_bytes") else "",
                       sizes["taskstats_bytes"], 14))
     if len(growth) > 1:

@@ -646,6 +646,19 @@ static const struct nlattr *recount_find(const struct nlmsghdr *h, __u16 type)
 	return NULL;
 }
 
+/*
+ * Lean records, as a poller asks for them: what a reply says once, once,
+ * and the waits in the versioned runtime struct (the runtime-info ABI
+ * taskstats' struct compares with), not also in the runtime nest.
+ */
+static void put_lean(struct genl_req *r)
+{
+	__u32 version = RECOUNT_RUNTIME_VERSION;
+
+	put_attr(r, RECOUNT_A_LEAN, NULL, 0);
+	put_attr(r, RECOUNT_A_RUNTIME_VERSION, &version, sizeof(version));
+}
+
 static int recount_get(struct rnl *nl, __u32 pid, bool lean)
 {
 	struct genl_req r;
@@ -658,7 +671,7 @@ static int recount_get(struct rnl *nl, __u32 pid, bool lean)
 	r.g.version = RECOUNT_FAMILY_VERSION;
 	put_attr(&r, RECOUNT_A_PID, &pid, sizeof(pid));
 	if (lean)
-		put_attr(&r, RECOUNT_A_LEAN, NULL, 0);
+		put_lean(&r);
 	if (send(nl->fd, &r, r.n.nlmsg_len, 0) < 0)
 		return -1;
 	got = recv(nl->fd, buf, sizeof(buf), 0);
@@ -688,7 +701,7 @@ static int recount_dump(struct rnl *nl, __u32 tgid, bool lean)
 	put_attr(&r, RECOUNT_A_SCOPE, &scope, sizeof(scope));
 	put_attr(&r, RECOUNT_A_TGID, &tgid, sizeof(tgid));
 	if (lean)
-		put_attr(&r, RECOUNT_A_LEAN, NULL, 0);
+		put_lean(&r);
 	if (send(nl->fd, &r, r.n.nlmsg_len, 0) < 0)
 		return -1;
 	for (;;) {

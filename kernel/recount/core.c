@@ -895,10 +895,10 @@ void recount_thread_read(struct task_struct *t,
 			 struct recount_runtime *runtime)
 {
 	const struct recount_thread *rt = &t->recount;
-	const struct recount_cpu *rc;
+	struct recount_thread_section s;
 	/* Its time is set by recount_cpu_progress() before it is read. */
 	struct recount_delta d __uninitialized;
-	unsigned int seq, cseq, cpu, kind;
+	unsigned int kind;
 	bool running;
 	u64 idle;
 	int k;
@@ -908,35 +908,21 @@ void recount_thread_read(struct task_struct *t,
 		if (!(recount_kinds_used & BIT(k)))
 			recount_usage_zero(&usage[k]);
 	do {
-		seq = read_seqcount_begin(&rt->seq);
+		running = !recount_thread_read_begin(t, &s);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			if (recount_kinds_used & BIT(k))
 				recount_usage_copy(&usage[k], &rt->kind[k]);
-		cpu = READ_ONCE(rt->cpu);
-		rc = per_cpu_ptr(&recount_cpus, cpu);
-		do {
-			cseq = read_seqcount_begin(&rc->seq);
-			/*
-			 * Switched in again on the CPU it last ran on, a thread
-			 * is written in the CPU's section only, its queue wait
-			 * with it: recount_account().
-			 */
-			recount_runtime_copy(runtime, &rt->runtime);
-			running = READ_ONCE(rc->curr) == t && !READ_ONCE(rt->released) &&
-				  recount_cpu_progress(rc, cpu, &d, &idle) == RECOUNT_CPU_RUNNING;
-		} while (read_seqcount_retry(&rc->seq, cseq));
-	} while (read_seqcount_retry(&rt->seq, seq));
+		recount_runtime_copy(runtime, &rt->runtime);
+		running = running &&
+			  recount_cpu_progress(s.rc, s.cpu, &d, &idle) == RECOUNT_CPU_RUNNING;
+	} while (recount_thread_read_retry(t, &s));
 
-	/*
-	 * A thread that has left its process is read as of its last accounting
-	 * point, as the process's exited usage is: never more than its process.
-	 */
 	if (!running)
 		return;
-	kind = rc->kind;
+	kind = s.rc->kind;
 	for (k = 0; k < RECOUNT_NR_LEVELS; k++)
 		usage[kind].level[k].time += d.time[k];
-	usage[kind].energy += recount_energy(rc, d.time[RECOUNT_LEVEL_USER] +
+	usage[kind].energy += recount_energy(s.rc, d.time[RECOUNT_LEVEL_USER] +
 					     d.time[RECOUNT_LEVEL_KERNEL], false);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_thread_read);

@@ -683,6 +683,66 @@ u32 recount_metrics_supported(void);
 
 DECLARE_PER_CPU(struct recount_cpu, recount_cpus);
 
+/**
+ * struct recount_thread_section - a read of a thread's track
+ * @rc: the state of the CPU the thread last ran on
+ * @cpu: that CPU
+ * @seq: the thread's sequence count as the read began
+ * @cseq: the CPU's
+ */
+struct recount_thread_section {
+	const struct recount_cpu *rc;
+	unsigned int cpu;
+	unsigned int seq;
+	unsigned int cseq;
+};
+
+/**
+ * recount_thread_read_begin() - begin a read of a thread's track
+ * @t: the thread
+ * @s: the read
+ *
+ * What @t consumed and waited for as of its last accounting point, its
+ * track's usage and runtime, may be read (plainly: KCSAN knows sequence
+ * counts) until recount_thread_read_retry() says if it was consistent. The
+ * read is in the thread's section and in that of the CPU it last ran on, as
+ * both are written: a thread is switched in again on the CPU it last ran
+ * on, its queue wait with it, in the CPU's section only (recount_account()).
+ *
+ * Return: false if @t runs: the track lacks its interval in progress, which
+ * recount_thread_read() adds.
+ */
+static __always_inline bool recount_thread_read_begin(const struct task_struct *t,
+						      struct recount_thread_section *s)
+{
+	const struct recount_thread *rt = &t->recount;
+
+	s->seq = read_seqcount_begin(&rt->seq);
+	s->cpu = READ_ONCE(rt->cpu);
+	s->rc = per_cpu_ptr(&recount_cpus, s->cpu);
+	s->cseq = read_seqcount_begin(&s->rc->seq);
+	/*
+	 * A thread that has left its process is read as of its last
+	 * accounting point, as the process's exited usage is: never more than
+	 * its process.
+	 */
+	return READ_ONCE(s->rc->curr) != t || READ_ONCE(rt->released);
+}
+
+/**
+ * recount_thread_read_retry() - end a read of a thread's track
+ * @t: the thread
+ * @s: the read, begun by recount_thread_read_begin()
+ *
+ * Return: true if a writer changed the track meanwhile: read it again.
+ */
+static __always_inline bool recount_thread_read_retry(const struct task_struct *t,
+						      const struct recount_thread_section *s)
+{
+	return read_seqcount_retry(&s->rc->seq, s->cseq) ||
+	       read_seqcount_retry(&t->recount.seq, s->seq);
+}
+
 /* netlink.c: the family, and records for listener.c's exit records */
 struct genl_family;
 struct genl_info;

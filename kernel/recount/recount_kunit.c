@@ -17,6 +17,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
+#include <linux/string.h>
 #include <net/netlink.h>
 
 #include "internal.h"
@@ -822,6 +823,216 @@ static void recount_test_record_size(struct kunit *test)
 	kfree_skb(msg);
 }
 
+/* Fill the record of @t alone in @msg. */
+static void recount_test_fill_thread(struct kunit *test, struct sk_buff *msg,
+				     struct task_struct *t, const struct recount_nl_format *fmt)
+{
+	int err;
+
+	skb_trim(msg, 0);
+	rcu_read_lock();
+	err = recount_nl_fill_thread(msg, t, task_active_pid_ns(current), fmt);
+	rcu_read_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+}
+
+/* Spend a millisecond in the kernel, then sleep, off CPU, until stopped. */
+static int recount_test_sleeper(void *data)
+{
+	u64 end = ktime_get_ns() + NSEC_PER_MSEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	complete(data);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* The u64 attribute @type of @nest, which must be there. */
+static u64 recount_test_u64(struct kunit *test, const struct nlattr *nest, int type)
+{
+	const struct nlattr *a = nest ? nla_find_nested(nest, type) : NULL;
+
+	KUNIT_EXPECT_NOT_NULL_MSG(test, a, "attribute %d", type);
+	return a ? nla_get_u64(a) : 0;
+}
+
+/* Does the usage nest @nest say @u, for @metrics? */
+static void recount_test_usage_is(struct kunit *test, const struct nlattr *nest, u32 metrics,
+				  const struct recount_usage *u, u32 f)
+{
+	const struct recount_metrics *user = &u->level[RECOUNT_LEVEL_USER];
+	const struct recount_metrics *kernel = &u->level[RECOUNT_LEVEL_KERNEL];
+
+	KUNIT_EXPECT_EQ_MSG(test, recount_test_u64(test, nest, RECOUNT_A_USAGE_USER_TIME),
+			    user->time, "format %u", f);
+	KUNIT_EXPECT_EQ_MSG(test, recount_test_u64(test, nest, RECOUNT_A_USAGE_KERNEL_TIME),
+			    kernel->time, "format %u", f);
+	if (metrics & RECOUNT_METRIC_CYCLES) {
+		KUNIT_EXPECT_EQ(test, recount_test_u64(test, nest, RECOUNT_A_USAGE_USER_CYCLES),
+				user->cycles);
+		KUNIT_EXPECT_EQ(test, recount_test_u64(test, nest, RECOUNT_A_USAGE_KERNEL_CYCLES),
+				kernel->cycles);
+	}
+	if (metrics & RECOUNT_METRIC_INSTRUCTIONS) {
+		KUNIT_EXPECT_EQ(test,
+				recount_test_u64(test, nest, RECOUNT_A_USAGE_USER_INSTRUCTIONS),
+				user->instructions);
+		KUNIT_EXPECT_EQ(test,
+				recount_test_u64(test, nest, RECOUNT_A_USAGE_KERNEL_INSTRUCTIONS),
+				kernel->instructions);
+	}
+	if (metrics & RECOUNT_METRIC_ENERGY)
+		KUNIT_EXPECT_EQ(test, recount_test_u64(test, nest, RECOUNT_A_USAGE_ENERGY),
+				u->energy);
+}
+
+/*
+ * A thread that does not run has its record written from its track, one
+ * that runs from a copy (recount_thread_read(), which adds the interval in
+ * progress): in every format, a sleeping thread's record says what a copy
+ * of its track says.
+ */
+static void recount_test_record_of_track(struct kunit *test)
+{
+	struct recount_usage usage[RECOUNT_NR_KINDS], total = {};
+	struct recount_nl_format fmt = { .state = true };
+	const struct recount_wait_stats *q, *fault, *lock;
+	DECLARE_COMPLETION_ONSTACK(ran);
+	struct recount_task_runtime rt;
+	const struct nlattr *nla, *a;
+	struct recount_runtime runtime;
+	struct task_struct *t;
+	struct sk_buff *msg;
+	u32 f, metrics;
+	int k, rem;
+	size_t size;
+
+	t = kthread_run(recount_test_sleeper, &ran, "recount_kunit_sleep");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&ran);
+	/* Asleep, off its CPU. */
+	msleep(20);
+	recount_thread_read(t, usage, &runtime);
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		recount_usage_sum(&total, &usage[k]);
+	q = &runtime.wait[RECOUNT_WAIT_QUEUE];
+	fault = &runtime.wait[RECOUNT_WAIT_FAULT];
+	lock = &runtime.wait[RECOUNT_WAIT_LOCK];
+	rt = (struct recount_task_runtime){
+		.cpu_time = total.level[RECOUNT_LEVEL_USER].time +
+			    total.level[RECOUNT_LEVEL_KERNEL].time,
+		.queue_time = q->time, .page_fault_time = fault->time,
+		.lock_contention_time = lock->time, .queue_count = q->count,
+		.queue_max = q->max, .queue_max_time = q->max_at,
+		.page_fault_count = fault->count, .page_fault_max = fault->max,
+		.page_fault_max_time = fault->max_at, .lock_contention_count = lock->count,
+		.lock_contention_max = lock->max, .lock_contention_max_time = lock->max_at,
+	};
+	kunit_info(test, "the sleeper's kernel time: %llu us",
+		   total.level[RECOUNT_LEVEL_KERNEL].time / NSEC_PER_USEC);
+
+	msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	/* Lean or not, each version. */
+	for (f = 0; f < 2 * (RECOUNT_RUNTIME_VERSION + 1); f++) {
+		fmt.lean = f & 1;
+		fmt.version = f >> 1;
+		recount_test_fill_thread(test, msg, t, &fmt);
+
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_METRICS);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		metrics = nla_get_u32(a);
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_USAGE);
+		recount_test_usage_is(test, a, metrics, &total, f);
+		nla_for_each_attr_type(nla, RECOUNT_A_PER_KIND, (struct nlattr *)msg->data,
+				       msg->len, rem) {
+			a = nla_find_nested(nla, RECOUNT_A_USAGE_KIND);
+			KUNIT_ASSERT_NOT_NULL(test, a);
+			k = nla_get_u32(a);
+			KUNIT_ASSERT_LT(test, k, RECOUNT_NR_KINDS);
+			recount_test_usage_is(test, nla, metrics, &usage[k], f);
+		}
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_RUNTIME);
+		if (a) {
+			KUNIT_EXPECT_EQ(test, recount_test_u64(test, a, RECOUNT_A_RUNTIME_CPU_TIME),
+					rt.cpu_time);
+			KUNIT_EXPECT_EQ(test,
+					recount_test_u64(test, a, RECOUNT_A_RUNTIME_QUEUE_TIME),
+					rt.queue_time);
+			KUNIT_EXPECT_EQ(test,
+					recount_test_u64(test, a, RECOUNT_A_RUNTIME_QUEUE_COUNT),
+					rt.queue_count);
+		}
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_RUNTIME_STRUCT);
+		KUNIT_EXPECT_EQ(test, !a, !fmt.version);
+		if (!a)
+			continue;
+		size = fmt.version == RECOUNT_RUNTIME_V1 ? sizeof(struct recount_task_runtime_v1) :
+		       fmt.version == RECOUNT_RUNTIME_V2 ? sizeof(struct recount_task_runtime_v2) :
+		       sizeof(rt);
+		KUNIT_ASSERT_EQ(test, nla_len(a), size);
+		KUNIT_EXPECT_MEMEQ_MSG(test, nla_data(a), &rt, size, "format %u", f);
+	}
+	kfree_skb(msg);
+	kthread_stop(t);
+}
+
+/*
+ * A record's command name is copied a word at a time: every length, each
+ * end of a word, and a name that a rename left unpadded after its NUL (the
+ * rest of an older, longer one) give the name up to its NUL, and the
+ * attribute's padding is zero.
+ */
+static void recount_test_record_comm(struct kunit *test)
+{
+	static const char *const names[] = {
+		"", "a", "abc", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmn",
+		"abcdefghijklmno",
+	};
+	const struct recount_nl_format fmt = { .lean = true };
+	DECLARE_COMPLETION_ONSTACK(ran);
+	char comm[TASK_COMM_LEN];
+	const struct nlattr *a;
+	struct task_struct *t;
+	struct sk_buff *msg;
+	unsigned int i;
+
+	t = kthread_run(recount_test_sleeper, &ran, "recount_kunit_comm");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&ran);
+	msleep(20);
+	msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	for (i = 0; i <= ARRAY_SIZE(names); i++) {
+		/* As __set_task_comm() names the sleeping thread; last, a mix. */
+		if (i < ARRAY_SIZE(names)) {
+			strscpy_pad(comm, names[i], sizeof(comm));
+		} else {
+			memset(comm, 'z', sizeof(comm) - 1);
+			comm[sizeof(comm) - 1] = '\0';
+			memcpy(comm, "xy", 3);
+		}
+		memcpy(t->comm, comm, sizeof(comm));
+		recount_test_fill_thread(test, msg, t, &fmt);
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_COMM);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		KUNIT_EXPECT_EQ_MSG(test, nla_len(a), strlen(comm) + 1, "name '%s'", comm);
+		KUNIT_EXPECT_STREQ(test, (char *)nla_data(a), comm);
+		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(nla_data(a) + nla_len(a), 0,
+						       nla_total_size(nla_len(a)) - a->nla_len),
+				      "name '%s'", comm);
+	}
+	kfree_skb(msg);
+	kthread_stop(t);
+}
+
 /*
  * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
  * the idle task's) idles the CPU: the injected time is the CPU's idle time,
@@ -929,6 +1140,8 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_record_size),
+	KUNIT_CASE(recount_test_record_of_track),
+	KUNIT_CASE(recount_test_record_comm),
 	{}
 };
 
