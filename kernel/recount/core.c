@@ -908,7 +908,7 @@ void recount_thread_read(struct task_struct *t,
 		if (!(recount_kinds_used & BIT(k)))
 			recount_usage_zero(&usage[k]);
 	do {
-		running = !recount_thread_read_begin(t, &s);
+		running = recount_thread_read_begin(t, &s);
 		for (k = 0; k < RECOUNT_NR_KINDS; k++)
 			if (recount_kinds_used & BIT(k))
 				recount_usage_copy(&usage[k], &rt->kind[k]);

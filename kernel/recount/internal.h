@@ -703,13 +703,16 @@ struct recount_thread_section {
  * @s: the read
  *
  * What @t consumed and waited for as of its last accounting point, its
- * track's usage and runtime, may be read (plainly: KCSAN knows sequence
- * counts) until recount_thread_read_retry() says if it was consistent. The
- * read is in the thread's section and in that of the CPU it last ran on, as
- * both are written: a thread is switched in again on the CPU it last ran
- * on, its queue wait with it, in the CPU's section only (recount_account()).
+ * track's usage and runtime, may be read until recount_thread_read_retry()
+ * says if it was consistent: plainly, as KCSAN takes the next
+ * KCSAN_SEQLOCK_REGION_MAX accesses after a sequence count's begin as
+ * atomic (a record written from the track, recount_nl_put_track(), takes a
+ * few hundred). The read is in the thread's section and in that of the CPU
+ * it last ran on, as both are written: a thread is switched in again on the
+ * CPU it last ran on, its queue wait with it, in the CPU's section only
+ * (recount_account()).
  *
- * Return: false if @t runs: the track lacks its interval in progress, which
+ * Return: true if @t runs: the track lacks its interval in progress, which
  * recount_thread_read() adds.
  */
 static __always_inline bool recount_thread_read_begin(const struct task_struct *t,
@@ -726,7 +729,7 @@ static __always_inline bool recount_thread_read_begin(const struct task_struct *
 	 * accounting point, as the process's exited usage is: never more than
 	 * its process.
 	 */
-	return READ_ONCE(s->rc->curr) != t || READ_ONCE(rt->released);
+	return READ_ONCE(s->rc->curr) == t && !READ_ONCE(rt->released);
 }
 
 /**

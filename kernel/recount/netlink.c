@@ -492,9 +492,13 @@ static_assert(IS_ALIGNED(sizeof(struct recount_task_runtime_v1), NLA_ALIGNTO));
 static_assert(IS_ALIGNED(sizeof(struct recount_task_runtime_v2), NLA_ALIGNTO));
 static_assert(IS_ALIGNED(sizeof(struct recount_task_runtime), NLA_ALIGNTO));
 
+/* A field of a struct recount_task_runtime at @rt, which may be unaligned. */
+#define recount_nl_rt_put(rt, field, value)						\
+	put_unaligned(value, (u64 *)((rt) + offsetof(struct recount_task_runtime, field)))
+
 /*
  * The struct recount_task_runtime of @version, from @runtime and @cpu_time,
- * at @rt: unaligned (NLA_ALIGNTO), and written in place where it is the
+ * at @pos: unaligned (NLA_ALIGNTO), and written in place where it is the
  * current version, the one a client mostly asks for (a copy through the
  * stack cost a record 34 more instructions on arm64); an older one is the
  * current one's start.
@@ -508,23 +512,23 @@ static void *recount_nl_put_runtime_struct(void *pos, u64 cpu_time,
 	size_t size = recount_runtime_size(version);
 	/* Not zeroed first (CONFIG_INIT_STACK_ALL_ZERO): it is set whole, if at all. */
 	struct recount_task_runtime copy __uninitialized;
-	struct recount_task_runtime *rt = recount_nl_attr(pos, RECOUNT_A_RUNTIME_STRUCT, size);
+	void *rt = recount_nl_attr(pos, RECOUNT_A_RUNTIME_STRUCT, size);
 
-	if (size != sizeof(*rt))
+	if (size != sizeof(copy))
 		rt = &copy;
-	put_unaligned(cpu_time, &rt->cpu_time);
-	put_unaligned(q->time, &rt->queue_time);
-	put_unaligned(f->time, &rt->page_fault_time);
-	put_unaligned(l->time, &rt->lock_contention_time);
-	put_unaligned(q->count, &rt->queue_count);
-	put_unaligned(q->max, &rt->queue_max);
-	put_unaligned(q->max_at, &rt->queue_max_time);
-	put_unaligned(f->count, &rt->page_fault_count);
-	put_unaligned(f->max, &rt->page_fault_max);
-	put_unaligned(f->max_at, &rt->page_fault_max_time);
-	put_unaligned(l->count, &rt->lock_contention_count);
-	put_unaligned(l->max, &rt->lock_contention_max);
-	put_unaligned(l->max_at, &rt->lock_contention_max_time);
+	recount_nl_rt_put(rt, cpu_time, cpu_time);
+	recount_nl_rt_put(rt, queue_time, q->time);
+	recount_nl_rt_put(rt, page_fault_time, f->time);
+	recount_nl_rt_put(rt, lock_contention_time, l->time);
+	recount_nl_rt_put(rt, queue_count, q->count);
+	recount_nl_rt_put(rt, queue_max, q->max);
+	recount_nl_rt_put(rt, queue_max_time, q->max_at);
+	recount_nl_rt_put(rt, page_fault_count, f->count);
+	recount_nl_rt_put(rt, page_fault_max, f->max);
+	recount_nl_rt_put(rt, page_fault_max_time, f->max_at);
+	recount_nl_rt_put(rt, lock_contention_count, l->count);
+	recount_nl_rt_put(rt, lock_contention_max, l->max);
+	recount_nl_rt_put(rt, lock_contention_max_time, l->max_at);
 	if (rt == &copy)
 		memcpy(nla_data(pos), &copy, size);
 	return pos + nla_total_size(size);
@@ -610,7 +614,7 @@ struct recount_nl_ids {
 
 /*
  * @t's usage and runtime, written from its track rather than from a copy
- * (recount_thread_read()): 115 instructions less a record on arm64. Not
+ * (recount_thread_read()): 110 instructions less a record on arm64. Not
  * where there are chosen events, whose set is read after the track
  * (recount_nl_events()), nor if @t runs: its track lacks the interval in
  * progress. A kind of CPU the machine does not have stays zero in every
@@ -624,7 +628,7 @@ static __always_inline void *recount_nl_put_track(void *pos, struct task_struct 
 	void *end;
 
 	do {
-		if (!recount_thread_read_begin(t, &s))
+		if (recount_thread_read_begin(t, &s))
 			return NULL;
 		end = recount_nl_put_kinds(pos, metrics, fmt, rt->kind, NULL);
 		end = recount_nl_put_runtime(end, RECOUNT_A_RUNTIME,
@@ -655,8 +659,8 @@ static __always_inline void *recount_nl_write_thread(void *pos, struct task_stru
 	pos = recount_nl_comm(pos, t);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, t->start_boottime, RECOUNT_A_PAD);
 	if (!(metrics & RECOUNT_METRIC_EVENTS)) {
-		end = recount_nl_put_track(recount_nl_put_state(pos, state, fmt, NULL), t, metrics,
-					   fmt);
+		end = recount_nl_put_state(pos, state, fmt, NULL);
+		end = recount_nl_put_track(end, t, metrics, fmt);
 		if (end)
 			return end;
 	}
@@ -1344,8 +1348,11 @@ static int recount_nl_dump_thread(struct sk_buff *skb, struct netlink_callback *
 
 /*
  * task_pid_nr_ns() under rcu_read_lock(), without its calls: 0 once @t is
- * being released. In the initial pid namespace, the id @t caches
- * (exchange_tids() keeps it in step): 15 instructions less on arm64.
+ * being released. In the initial pid namespace, the id @t caches, 15
+ * instructions less on arm64. exchange_tids() (de_thread()) changes it
+ * after the struct pid, not with it: racing an exec, a read may pair @t
+ * with the other thread's id, as two reads of thread_pid across the two
+ * threads could; the dump's start sorts out the duplicate this makes.
  */
 static __always_inline pid_t recount_nl_tid(struct task_struct *t, struct pid_namespace *ns)
 {

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <net/netlink.h>
 
 #include "internal.h"
@@ -854,6 +855,39 @@ static int recount_test_sleeper(void *data)
 	return 0;
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(recount_test_kthread_stop, kthread_stop, struct task_struct *);
+KUNIT_DEFINE_ACTION_WRAPPER(recount_test_kfree_skb, kfree_skb, struct sk_buff *);
+
+/*
+ * A kernel thread that ran a millisecond in the kernel and now sleeps, off
+ * its CPU, until the test ends.
+ */
+static struct task_struct *recount_test_sleeping(struct kunit *test, const char *name)
+{
+	DECLARE_COMPLETION_ONSTACK(ran);
+	struct task_struct *t;
+	int i;
+
+	t = kthread_run(recount_test_sleeper, &ran, "%s", name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, recount_test_kthread_stop, t), 0);
+	wait_for_completion(&ran);
+	for (i = 0; i < 1000 && (task_is_running(t) || READ_ONCE(t->on_cpu)); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_FALSE(test, task_is_running(t) || READ_ONCE(t->on_cpu));
+	return t;
+}
+
+/* A message for one record, freed when the test ends. */
+static struct sk_buff *recount_test_record_msg(struct kunit *test)
+{
+	struct sk_buff *msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, recount_test_kfree_skb, msg), 0);
+	return msg;
+}
+
 /* The u64 attribute @type of @nest, which must be there. */
 static u64 recount_test_u64(struct kunit *test, const struct nlattr *nest, int type)
 {
@@ -904,7 +938,6 @@ static void recount_test_record_of_track(struct kunit *test)
 	struct recount_usage usage[RECOUNT_NR_KINDS], total = {};
 	struct recount_nl_format fmt = { .state = true };
 	const struct recount_wait_stats *q, *fault, *lock;
-	DECLARE_COMPLETION_ONSTACK(ran);
 	struct recount_task_runtime rt;
 	const struct nlattr *nla, *a;
 	struct recount_runtime runtime;
@@ -914,11 +947,10 @@ static void recount_test_record_of_track(struct kunit *test)
 	int k, rem;
 	size_t size;
 
-	t = kthread_run(recount_test_sleeper, &ran, "recount_kunit_sleep");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	wait_for_completion(&ran);
-	/* Asleep, off its CPU. */
-	msleep(20);
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	t = recount_test_sleeping(test, "recount_kunit_sleep");
+	msg = recount_test_record_msg(test);
 	recount_thread_read(t, usage, &runtime);
 	for (k = 0; k < RECOUNT_NR_KINDS; k++)
 		recount_usage_sum(&total, &usage[k]);
@@ -938,8 +970,6 @@ static void recount_test_record_of_track(struct kunit *test)
 	kunit_info(test, "the sleeper's kernel time: %llu us",
 		   total.level[RECOUNT_LEVEL_KERNEL].time / NSEC_PER_USEC);
 
-	msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, msg);
 	/* Lean or not, each version. */
 	for (f = 0; f < 2 * (RECOUNT_RUNTIME_VERSION + 1); f++) {
 		fmt.lean = f & 1;
@@ -980,57 +1010,133 @@ static void recount_test_record_of_track(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nla_len(a), size);
 		KUNIT_EXPECT_MEMEQ_MSG(test, nla_data(a), &rt, size, "format %u", f);
 	}
-	kfree_skb(msg);
-	kthread_stop(t);
+}
+
+struct recount_test_hopper {
+	struct completion started;
+	bool stop;
+};
+
+/* Run 20 us and sleep 20 us, over and over: its track changes all the time. */
+static int recount_test_hop(void *data)
+{
+	struct recount_test_hopper *h = data;
+	u64 end;
+
+	complete(&h->started);
+	while (!READ_ONCE(h->stop) && !kthread_should_stop()) {
+		end = ktime_get_ns() + 20 * NSEC_PER_USEC;
+		while (ktime_get_ns() < end)
+			cpu_relax();
+		usleep_range(20, 40);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
 }
 
 /*
- * A record's command name is copied a word at a time: every length, each
- * end of a word, and a name that a rename left unpadded after its NUL (the
- * rest of an older, longer one) give the name up to its NUL, and the
- * attribute's padding is zero.
+ * The record of a thread that runs and sleeps all the time, written while
+ * its CPU switches it in and out, from its track or from a copy: every
+ * record is of one moment, its runtime's CPU time the sum of its usage's
+ * user and kernel time, and the records follow its track as it moves.
+ */
+static void recount_test_record_race(struct kunit *test)
+{
+	struct recount_nl_format fmt = { .state = true, .version = RECOUNT_RUNTIME_VERSION };
+	unsigned long records = 0, moved = 0;
+	struct recount_test_hopper *h;
+	const struct nlattr *a, *u;
+	u64 cpu_time, last = 0;
+	struct task_struct *t;
+	struct sk_buff *msg;
+	unsigned int cpu;
+	u64 deadline;
+
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	cpu = get_cpu();
+	cpu = cpumask_any_but(cpu_online_mask, cpu);
+	put_cpu();
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "needs a second online CPU for the thread");
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	init_completion(&h->started);
+	msg = recount_test_record_msg(test);
+	t = kthread_create(recount_test_hop, h, "recount_kunit_hop");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, recount_test_kthread_stop, t), 0);
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&h->started);
+
+	deadline = ktime_get_ns() + 200 * NSEC_PER_MSEC;
+	do {
+		/* Lean or not: with the per-kind usages or without. */
+		fmt.lean = records & 1;
+		recount_test_fill_thread(test, msg, t, &fmt);
+		u = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_USAGE);
+		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_RUNTIME_STRUCT);
+		KUNIT_ASSERT_NOT_NULL(test, u);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		cpu_time = get_unaligned((u64 *)nla_data(a));
+		KUNIT_EXPECT_EQ(test, cpu_time,
+				recount_test_u64(test, u, RECOUNT_A_USAGE_USER_TIME) +
+				recount_test_u64(test, u, RECOUNT_A_USAGE_KERNEL_TIME));
+		moved += cpu_time != last;
+		last = cpu_time;
+		records++;
+		cond_resched();
+	} while (ktime_get_ns() < deadline);
+	WRITE_ONCE(h->stop, true);
+
+	kunit_info(test, "%lu records, %lu of a new CPU time", records, moved);
+	KUNIT_EXPECT_GT(test, moved, 2);
+}
+
+/*
+ * A record's command name is copied a word at a time: every length, a name
+ * with no NUL in its 16 bytes, and one that a rename left unpadded after
+ * its NUL (the rest of an older, longer one) give the name up to its NUL
+ * (at most 15 bytes), and the attribute's padding is zero.
  */
 static void recount_test_record_comm(struct kunit *test)
 {
-	static const char *const names[] = {
-		"", "a", "abc", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmn",
-		"abcdefghijklmno",
-	};
+	static const char letters[] = "abcdefghijklmnop";
 	const struct recount_nl_format fmt = { .lean = true };
-	DECLARE_COMPLETION_ONSTACK(ran);
-	char comm[TASK_COMM_LEN];
+	char comm[TASK_COMM_LEN], name[TASK_COMM_LEN];
 	const struct nlattr *a;
 	struct task_struct *t;
 	struct sk_buff *msg;
 	unsigned int i;
 
-	t = kthread_run(recount_test_sleeper, &ran, "recount_kunit_comm");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	wait_for_completion(&ran);
-	msleep(20);
-	msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, msg);
-	for (i = 0; i <= ARRAY_SIZE(names); i++) {
-		/* As __set_task_comm() names the sleeping thread; last, a mix. */
-		if (i < ARRAY_SIZE(names)) {
-			strscpy_pad(comm, names[i], sizeof(comm));
+	t = recount_test_sleeping(test, "recount_kunit_comm");
+	msg = recount_test_record_msg(test);
+	for (i = 0; i <= TASK_COMM_LEN + 1; i++) {
+		/* As __set_task_comm() names the sleeping thread, but the last two. */
+		if (i < TASK_COMM_LEN) {
+			memset(comm, 0, sizeof(comm));
+			memcpy(comm, letters, i);
+		} else if (i == TASK_COMM_LEN) {
+			memcpy(comm, letters, sizeof(comm));
 		} else {
-			memset(comm, 'z', sizeof(comm) - 1);
-			comm[sizeof(comm) - 1] = '\0';
+			memset(comm, 'z', sizeof(comm));
 			memcpy(comm, "xy", 3);
 		}
+		task_lock(t);
 		memcpy(t->comm, comm, sizeof(comm));
+		task_unlock(t);
+		strscpy(name, comm, sizeof(name));
 		recount_test_fill_thread(test, msg, t, &fmt);
 		a = nla_find((struct nlattr *)msg->data, msg->len, RECOUNT_A_COMM);
 		KUNIT_ASSERT_NOT_NULL(test, a);
-		KUNIT_EXPECT_EQ_MSG(test, nla_len(a), strlen(comm) + 1, "name '%s'", comm);
-		KUNIT_EXPECT_STREQ(test, (char *)nla_data(a), comm);
+		KUNIT_EXPECT_EQ_MSG(test, nla_len(a), strlen(name) + 1, "name '%s'", name);
+		KUNIT_EXPECT_STREQ(test, (char *)nla_data(a), name);
 		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(nla_data(a) + nla_len(a), 0,
 						       nla_total_size(nla_len(a)) - a->nla_len),
-				      "name '%s'", comm);
+				      "name '%s'", name);
 	}
-	kfree_skb(msg);
-	kthread_stop(t);
 }
 
 /*
@@ -1141,6 +1247,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_record_size),
 	KUNIT_CASE(recount_test_record_of_track),
+	KUNIT_CASE_SLOW(recount_test_record_race),
 	KUNIT_CASE(recount_test_record_comm),
 	{}
 };
