@@ -690,12 +690,36 @@ static int recount_nl_put_thread(struct sk_buff *msg, struct task_struct *t,
 	return 0;
 }
 
+/*
+ * @t's parent, or NULL once @t is released, under rcu_read_lock(): as
+ * task_ppid_nr_ns() finds it, but with thread_pid read once, as
+ * __unhash_process() clears it while a read may be looking.
+ */
+static struct task_struct *recount_nl_parent(struct task_struct *t)
+{
+	return READ_ONCE(t->thread_pid) ? rcu_dereference(t->real_parent) : NULL;
+}
+
+/* task_ppid_nr_ns(), racing the release of @t: see recount_nl_parent(). */
+static pid_t recount_nl_ppid(struct task_struct *t, struct pid_namespace *ns)
+{
+	struct task_struct *parent;
+	pid_t ppid = 0;
+
+	rcu_read_lock();
+	parent = recount_nl_parent(t);
+	if (parent)
+		ppid = task_tgid_nr_ns(parent, ns);
+	rcu_read_unlock();
+	return ppid;
+}
+
 static void recount_nl_ids_of(struct recount_nl_ids *ids, struct task_struct *t,
 			      struct pid_namespace *ns)
 {
 	ids->pid = task_pid_nr_ns(t, ns);
 	ids->tgid = task_tgid_nr_ns(t, ns);
-	ids->parent_tgid = task_ppid_nr_ns(t, ns);
+	ids->parent_tgid = recount_nl_ppid(t, ns);
 }
 
 /**
@@ -734,7 +758,7 @@ static int recount_nl_put_process(struct sk_buff *msg, struct task_struct *leade
 	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
 	recount_children_read(leader->signal, &children, &children_runtime);
 	pos = recount_nl_u32(pos, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns));
-	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, task_ppid_nr_ns(leader, ns));
+	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, recount_nl_ppid(leader, ns));
 	pos = recount_nl_comm(pos, leader);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, leader->start_boottime, RECOUNT_A_PAD);
 	rcu_read_lock();
@@ -1285,6 +1309,16 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /*
+ * The struct pid of @t's process, to compare with: task_tgid(), read once.
+ * Reaping a process's leader clears it (__change_pid(), under tasklist_lock,
+ * which a dump does not take) while a dump may be looking.
+ */
+static struct pid *recount_nl_group(struct task_struct *t)
+{
+	return READ_ONCE(t->signal->pids[PIDTYPE_TGID]);
+}
+
+/*
  * May the requester read @t? Runs with the requester's credentials as
  * current's subjective ones. A dump lists what the requester may read and
  * skips the rest silently, as /proc does (PTRACE_MODE_NOAUDIT; a security
@@ -1296,7 +1330,7 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
  */
 static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_struct *t)
 {
-	if (task_tgid(t) == ctx->requester)
+	if (recount_nl_group(t) == ctx->requester)
 		return true;
 	if (same_thread_group(t, current))
 		return false;
@@ -1407,8 +1441,8 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 	for (; ctx->next < tids->nr; ctx->next++) {
 		ids.pid = tids->tid[ctx->next];
 		t = recount_nl_next_thread(t, ids.pid, ctx->ns);
-		if (t && task_tgid(t) == tids->group) {
-			parent = pid_alive(t) ? rcu_dereference(t->real_parent) : NULL;
+		if (t && recount_nl_group(t) == tids->group) {
+			parent = recount_nl_parent(t);
 			if (!parent || parent != last)
 				ids.parent_tgid = parent ? task_tgid_nr_ns(parent, ctx->ns) : 0;
 			last = parent;
@@ -1489,12 +1523,14 @@ static struct recount_dump_tids *recount_nl_tids_of(u32 tgid)
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct task_struct *leader, *t;
 	unsigned int room = 0, n, i, k;
+	struct pid *group;
 	bool full, sorted;
 
 	for (;;) {
 		rcu_read_lock();
 		leader = pid_task(find_pid_ns(tgid, ns), PIDTYPE_TGID);
-		n = leader ? get_nr_threads(leader) : 0;
+		/* Racing clones and exits, which the walk allows for. */
+		n = leader ? data_race(get_nr_threads(leader)) : 0;
 		rcu_read_unlock();
 		if (!leader)
 			return ERR_PTR(-ESRCH);
@@ -1508,7 +1544,8 @@ static struct recount_dump_tids *recount_nl_tids_of(u32 tgid)
 		full = false;
 		sorted = true;
 		rcu_read_lock();
-		leader = pid_task(find_pid_ns(tgid, ns), PIDTYPE_TGID);
+		group = find_pid_ns(tgid, ns);
+		leader = pid_task(group, PIDTYPE_TGID);
 		if (leader) {
 			for_each_thread(leader, t) {
 				if (n == room) {
@@ -1524,7 +1561,7 @@ static struct recount_dump_tids *recount_nl_tids_of(u32 tgid)
 				n++;
 			}
 			if (!full)
-				tids->group = get_pid(task_tgid(leader));
+				tids->group = get_pid(group);
 		}
 		rcu_read_unlock();
 		if (!leader || !full)
