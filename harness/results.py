@@ -43,6 +43,10 @@ BAD = re.compile(r"WARNING:|BUG:|Oops|Kernel panic|general protection fault|"
                  # recount's own messages are warnings, but for these two.
                  r"\] recount: (?!performance CPUs |the raw clock is no longer sound)")
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
+# A kernel line, blank ones too; the end of a KCSAN or KASAN report, or of a
+# WARNING's.
+KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\]")
+REPORT_END = re.compile(r"^\[\s*\d+\.\d+\] (={20,}|-+\[ end trace)")
 TAP = re.compile(r"^(ok|not ok) (\d+) (\S+)(.*)$")
 KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")
 # The guest's markers (harness/guest/run-tests.sh), wherever in a line they
@@ -240,11 +244,23 @@ def kunit(rep, lines, suites):
             rep.add("FAIL", f"kunit/{suite}", f"ran {len(ran)} of {planned} cases")
 
 
+def report_of(lines, i):
+    """The kernel's lines after lines[i], to the end of its report: CI shows
+    them under the failure, where a serial log it does not keep is gone."""
+    report = []
+    for line in lines[i + 1:i + MAX_DIAGNOSTICS]:
+        if not KERNEL_LINE.match(line) or REPORT_END.search(line):
+            break
+        report.append(line)
+    return report
+
+
 def kernel_log(rep, lines):
     """The kernel log must be clean, whatever the tests said."""
-    bad = [l for l in lines if BAD.search(l)]
+    bad = [i for i, l in enumerate(lines) if BAD.search(l)]
     if bad:
-        rep.add("FAIL", "kernel-log", "; ".join(bad[:5]))
+        rep.add("FAIL", "kernel-log", "; ".join(lines[i] for i in bad[:5]),
+                report_of(lines, bad[0]))
     else:
         rep.add("PASS", "kernel-log")
 

@@ -214,6 +214,26 @@ rc=0
 python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/splat.log" > "$tmp/got" || rc=$?
 grep -q '^FAIL arch/boot/kernel-log: ' "$tmp/got" && [ $rc = 1 ] ||
 	{ echo "a boot log with a splat passed:"; cat "$tmp/got"; status=1; }
+# A report's lines follow its failure, to the report's end: a serial log CI
+# does not keep is gone.
+{
+	cat "$tmp/clean.log"
+	printf '[    5.000000] %s\n' "$(printf '=%.0s' $(seq 66))" \
+		"BUG: KCSAN: data-race in __change_pid / recount_nl_get_dumpit" "" \
+		"write to 0xffff888003d1c5f0 of 8 bytes by task 99 on cpu 0:" \
+		" __change_pid+0x5e/0x110" "" "read to 0xffff888003d1c5f0 of 8 bytes by task 98 on cpu 1:" \
+		" recount_nl_get_dumpit+0x2f1/0x9c0" "$(printf '=%.0s' $(seq 66))" \
+		"recount: after the report"
+} > "$tmp/splat.log"
+python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/splat.log" > "$tmp/got" || true
+{
+	echo "FAIL arch/boot/kernel-log: [    5.000000] BUG: KCSAN: data-race in __change_pid /" \
+		"recount_nl_get_dumpit; [    5.000000] recount: after the report"
+	printf '    [    5.000000] %s\n' "" "write to 0xffff888003d1c5f0 of 8 bytes by task 99 on cpu 0:" \
+		" __change_pid+0x5e/0x110" "" "read to 0xffff888003d1c5f0 of 8 bytes by task 98 on cpu 1:" \
+		" recount_nl_get_dumpit+0x2f1/0x9c0"
+	echo "RESULTS 0 1 0"
+} | diff -u - "$tmp/got" || { echo "a KCSAN report's lines were not shown"; status=1; }
 python3 "$HARNESS/results.py" --kernel-log arch/boot /nonexistent > "$tmp/got" || true
 grep -qx 'RESULTS 0 1 0' "$tmp/got" || { echo "a missing boot log passed"; status=1; }
 
