@@ -46,6 +46,7 @@ STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 # A kernel line, blank ones too; the end of a KCSAN or KASAN report, or of a
 # WARNING's.
 KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\]")
+REPORT_GAP = 3
 REPORT_END = re.compile(r"^\[\s*\d+\.\d+\] (={20,}|-+\[ end trace)")
 TAP = re.compile(r"^(ok|not ok) (\d+) (\S+)(.*)$")
 KTAP_CASE = re.compile(r"^    (ok|not ok) (\d+) (\S+)(.*)$")
@@ -246,12 +247,19 @@ def kunit(rep, lines, suites):
 
 def report_of(lines, i):
     """The kernel's lines after lines[i], to the end of its report: CI shows
-    them under the failure, where a serial log it does not keep is gone."""
-    report = []
-    for line in lines[i + 1:i + MAX_DIAGNOSTICS]:
-        if not KERNEL_LINE.match(line) or REPORT_END.search(line):
+    them under the failure, where a serial log it does not keep is gone. A
+    test's lines may come between them (REPORT_GAP in a row at most)."""
+    report, gap = [], 0
+    for line in lines[i + 1:]:
+        if len(report) == MAX_DIAGNOSTICS - 1 or REPORT_END.search(line):
             break
-        report.append(line)
+        if KERNEL_LINE.match(line):
+            report.append(line)
+            gap = 0
+        else:
+            gap += 1
+            if gap > REPORT_GAP:
+                break
     return report
 
 

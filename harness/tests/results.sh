@@ -214,14 +214,16 @@ rc=0
 python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/splat.log" > "$tmp/got" || rc=$?
 grep -q '^FAIL arch/boot/kernel-log: ' "$tmp/got" && [ $rc = 1 ] ||
 	{ echo "a boot log with a splat passed:"; cat "$tmp/got"; status=1; }
-# A report's lines follow its failure, to the report's end: a serial log CI
-# does not keep is gone.
+# A report's lines follow its failure, to the report's end, past a test's
+# line between them: a serial log CI does not keep is gone.
 {
 	cat "$tmp/clean.log"
 	printf '[    5.000000] %s\n' "$(printf '=%.0s' $(seq 66))" \
 		"BUG: KCSAN: data-race in __change_pid / recount_nl_get_dumpit" "" \
 		"write to 0xffff888003d1c5f0 of 8 bytes by task 99 on cpu 0:" \
-		" __change_pid+0x5e/0x110" "" "read to 0xffff888003d1c5f0 of 8 bytes by task 98 on cpu 1:" \
+		" __change_pid+0x5e/0x110" ""
+	echo "ok 3 dump.a_test_s_line_between_the_stacks"
+	printf '[    5.000000] %s\n' "read to 0xffff888003d1c5f0 of 8 bytes by task 98 on cpu 1:" \
 		" recount_nl_get_dumpit+0x2f1/0x9c0" "$(printf '=%.0s' $(seq 66))" \
 		"recount: after the report"
 } > "$tmp/splat.log"
