@@ -1323,17 +1323,17 @@ static struct pid *recount_nl_group(struct task_struct *t)
  * current's subjective ones. A dump lists what the requester may read and
  * skips the rest silently, as /proc does (PTRACE_MODE_NOAUDIT; a security
  * module that audits its ptrace denials whatever the mode, as SELinux does,
- * logs them as it does for /proc). The requester reads its own threads,
- * whoever reads the dump; ptrace_may_access() would let current read its
- * own thread group, which is right for the requester, not for a process
- * it passed the socket to.
+ * logs them as it does for /proc). ptrace_may_access() lets current read
+ * its own thread group: that is right where current is the requester, not
+ * where the requester passed the socket to another process. The requester's
+ * threads read by another process are judged as those of any other task,
+ * by the credentials pinned: what the requester's process made undumpable
+ * since (executing a set-user-ID program) is not listed.
  */
 static bool recount_nl_dump_may_read(struct recount_dump_ctx *ctx, struct task_struct *t)
 {
-	if (recount_nl_group(t) == ctx->requester)
-		return true;
 	if (same_thread_group(t, current))
-		return false;
+		return recount_nl_group(t) == ctx->requester;
 	return ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
 }
 

@@ -556,9 +556,10 @@ static int recv_fd(int sock, void *data, size_t len)
 /*
  * The requester: as nobody, with HANDOFF_THREADS threads, start a dump of
  * threads and pass its socket on, unread, with its tgid and the dump's
- * sequence number; live until told to end.
+ * sequence number, @undumpable or not from then on (as a set-user-ID
+ * program it executed would make it); live until told to end.
  */
-static int start_and_hand_off(int sock)
+static int start_and_hand_off(int sock, bool undumpable)
 {
 	pthread_t th[HANDOFF_THREADS];
 	int fds[2], i;
@@ -572,6 +573,8 @@ static int start_and_hand_off(int sock)
 			return 2;
 	if (rnl_open(&nl) || rnl_dump_send(&nl, RECOUNT_SCOPE_THREADS, 0, &msg[1]))
 		return 3;
+	if (undumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return 6;
 	msg[0] = getpid();
 	if (send_fd(sock, nl.fd, msg, sizeof(msg)))
 		return 4;
@@ -588,9 +591,12 @@ static int start_and_hand_off(int sock)
  * dump that nobody starts (in a new pid namespace if @newns) and root
  * finishes lists only what the requester could see and read, with the
  * requester's pids: its own threads, all of them, and nothing else, though
- * a root process was born meanwhile with a pid above them all.
+ * a root process was born meanwhile with a pid above them all. If the
+ * requester turned @undumpable after its first message, the messages root
+ * fills list nothing more of it: only the first message's records come.
  */
-static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool newns)
+static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool newns,
+		     bool undumpable)
 {
 	int sock[2], go[2], intr, not_multi, status, fd;
 	struct handoff h = { 0 };
@@ -607,13 +613,13 @@ static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool ne
 		pid_t inner;
 
 		if (!newns)
-			_exit(start_and_hand_off(sock[1]));
+			_exit(start_and_hand_off(sock[1], undumpable));
 		/* The first child of a new pid namespace is its pid 1. */
 		if (unshare(CLONE_NEWPID))
 			_exit(10);
 		inner = fork();
 		if (inner == 0)
-			_exit(start_and_hand_off(sock[1]));
+			_exit(start_and_hand_off(sock[1], undumpable));
 		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
 			_exit(11);
 		_exit(WEXITSTATUS(status));
@@ -633,8 +639,13 @@ static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool ne
 	EXPECT_EQ(0, rnl_dump_recv(&nl, msg[1], count_handoff, &h, &intr, &not_multi, &r))
 		TH_LOG("dump: %s (%s)", strerror(-r.error), r.extack);
 	/* The requester filled the first message, root the others. */
-	EXPECT_LT(1, r.nbatch);
-	EXPECT_EQ(HANDOFF_THREADS + 1, h.records);
+	if (undumpable) {
+		EXPECT_LE(1, h.records);
+		EXPECT_GT(HANDOFF_THREADS + 1, h.records);
+	} else {
+		EXPECT_LT(1, r.nbatch);
+		EXPECT_EQ(HANDOFF_THREADS + 1, h.records);
+	}
 	EXPECT_EQ(0, h.others);
 
 	close(fd);
@@ -652,12 +663,17 @@ static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool ne
 
 TEST_F(dump, finished_by_another_user_lists_what_its_requester_may)
 {
-	hand_off(_metadata, &self->nl, false);
+	hand_off(_metadata, &self->nl, false, false);
 }
 
 TEST_F(dump, finished_in_another_pid_namespace_lists_what_its_requester_may)
 {
-	hand_off(_metadata, &self->nl, true);
+	hand_off(_metadata, &self->nl, true, false);
+}
+
+TEST_F(dump, finished_by_another_lists_no_more_of_a_requester_turned_undumpable)
+{
+	hand_off(_metadata, &self->nl, false, true);
 }
 
 static void ignore(const struct rnl_record *rec, void *arg)
