@@ -353,6 +353,25 @@ static __always_inline void recount_exit(struct task_struct *t, bool group_dead)
 		__recount_exit(t, group_dead);
 }
 
+void recount_update_current(void);
+
+/**
+ * recount_exit_notify() - an exiting thread's parent may reap it from now on
+ *
+ * Called by do_exit() right before exit_notify(), which may wake a parent
+ * that reaps the process on another CPU (recount_reap()) before this CPU
+ * takes its next accounting point: on a nohz_full CPU, none may come before
+ * the thread's last context switch. Folds what the exit ran since the last
+ * one (exit_mm() and the rest of the teardown) into the process's exited
+ * usage now, where the parent's children take it from. An accounting point,
+ * behind a static branch.
+ */
+static __always_inline void recount_exit_notify(void)
+{
+	if (recount_enabled())
+		recount_update_current();
+}
+
 void recount_task_init(struct task_struct *p);
 void recount_signal_init(struct signal_struct *sig);
 void recount_thread_exit(struct task_struct *t);
@@ -376,6 +395,7 @@ static inline void recount_contention_end(void) { }
 static inline void recount_exit(struct task_struct *t, bool group_dead) { }
 static inline void recount_task_init(struct task_struct *p) { }
 static inline void recount_signal_init(struct signal_struct *sig) { }
+static inline void recount_exit_notify(void) { }
 static inline void recount_thread_exit(struct task_struct *t) { }
 static inline void recount_reap(struct signal_struct *parent,
 				struct signal_struct *child) { }

@@ -665,7 +665,6 @@ u64 recount_clock_of(unsigned int cpu);
 void recount_clock_check(struct recount_cpu *rc);
 
 /* core.c: reads */
-void recount_update_current(void);
 int recount_restart(void);
 int recount_reconfigure(void (*apply)(void));
 void recount_thread_read(struct task_struct *t,

@@ -879,4 +879,72 @@ TEST_F(recount, children_are_added_when_reaped)
 	EXPECT_LT(rnl_cpu_time(&after.usage) - rnl_cpu_time(&before.usage), got / 2);
 }
 
+/* Pin the calling thread to @cpu. */
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+#define TEARDOWN_CHILDREN	16
+#define TEARDOWN_BYTES		(64 << 20)
+
+/*
+ * A parent's children include each reaped child's exit: what the child ran
+ * from its last thread's leaving to becoming a zombie, exit_mm() and the
+ * rest of the teardown. Children that share 64 MiB of their parent's
+ * memory, copy-on-write, and exit at once on a nohz_full CPU, where no tick
+ * folds the teardown (unmapping it is most of their time), are reaped the
+ * moment they are zombies by a parent that polls from another CPU: their
+ * time in its children is what their CPU was busy with meanwhile, within
+ * 3% (the CPU's own interrupts and kernel threads, and each child's few
+ * microseconds from zombie to its last switch, are not the children's;
+ * what each ran on the parent's CPU before it moved is).
+ */
+TEST_F(recount, reaped_children_include_their_exit)
+{
+	int cpu = nohz_full_cpu(0), i, status;
+	struct rnl_record p0, p1, c0, c1;
+	unsigned long long children, busy;
+	pid_t pid, got;
+	char *mem;
+
+	if (cpu < 0)
+		SKIP(return, "no nohz_full CPU (boot with nohz_full=, CONFIG_NO_HZ_FULL)");
+	ASSERT_EQ(0, pin_to(0));
+	mem = mmap(NULL, TEARDOWN_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	/* Small pages: a page table entry each to tear down. */
+	madvise(mem, TEARDOWN_BYTES, MADV_NOHUGEPAGE);
+	memset(mem, 1, TEARDOWN_BYTES);
+	GET(RECOUNT_A_TGID, getpid(), &p0);
+	GET(RECOUNT_A_CPU, cpu, &c0);
+	for (i = 0; i < TEARDOWN_CHILDREN; i++) {
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			_exit(pin_to(cpu) ? 1 : 0);
+		/* Poll rather than sleep: reap it the moment it is a zombie. */
+		do {
+			got = waitpid(pid, &status, WNOHANG);
+		} while (!got);
+		ASSERT_EQ(pid, got);
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	/* The last child's last context switch, and the CPU idle again. */
+	usleep(100 * 1000);
+	GET(RECOUNT_A_TGID, getpid(), &p1);
+	GET(RECOUNT_A_CPU, cpu, &c1);
+	munmap(mem, TEARDOWN_BYTES);
+	children = rnl_cpu_time(&p1.children) - rnl_cpu_time(&p0.children);
+	busy = rnl_cpu_time(&c1.usage) - rnl_cpu_time(&c0.usage);
+	TH_LOG("children %llu us, CPU %d busy %llu us", children / 1000, cpu, busy / 1000);
+	ASSERT_GT(busy, 0);
+	EXPECT_GE(children, busy / 100 * 97);
+}
+
 TEST_HARNESS_MAIN
