@@ -899,10 +899,10 @@ static int pin_to(int cpu)
  * memory, copy-on-write, and exit at once on a nohz_full CPU, where no tick
  * folds the teardown (unmapping it is most of their time), are reaped the
  * moment they are zombies by a parent that polls from another CPU: their
- * time in its children is what their CPU was busy with meanwhile, within
- * 3% (the CPU's own interrupts and kernel threads, and each child's few
- * microseconds from zombie to its last switch, are not the children's;
- * what each ran on the parent's CPU before it moved is).
+ * time in its children is at least 97% of what their CPU was busy with
+ * meanwhile (the CPU's own interrupts and kernel threads, and each child's
+ * exit_notify() and switch out, are not the children's; what each ran on
+ * the parent's CPU before it moved is, which the CPU's time lacks).
  */
 TEST_F(recount, reaped_children_include_their_exit)
 {
