@@ -18,16 +18,6 @@
 #include "recount_fixture.h"
 #include "recount_check.h"
 
-/* Pin the calling thread to @cpu. */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* What each thread of the child read of itself last, before exiting. */
 struct last_read {
 	pid_t tid;
@@ -162,7 +152,7 @@ TEST_F(recount, records_for_every_thread_and_the_process)
 
 static void *exit_on(void *p)
 {
-	pin((long)p);
+	pin_self((long)p);
 	*(pid_t *)&shared[(long)p].tid = sys_gettid();
 	return NULL;
 }

@@ -345,6 +345,16 @@ static inline int pick_cpu(bool nohz, int not)
 	return -1;
 }
 
+/* Pin the calling thread to @cpu. Returns 0, or -1 with errno set. */
+static inline int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 static inline int nohz_full_cpu(int not)
 {
 	return pick_cpu(true, not);
@@ -379,14 +389,8 @@ static void *worker_main(void *p)
 	struct worker *w = p;
 	char c = 'r';
 
-	if (w->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			abort();
-	}
+	if (w->cpu >= 0 && pin_self(w->cpu))
+		abort();
 	w->tid = sys_gettid();
 	if (write(w->done[1], &c, 1) != 1)
 		abort();

@@ -19,15 +19,6 @@
 #define READ_EVERY_NS	(100 * NSEC_PER_MSEC)
 #define NR_READS	8
 
-static int pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Start @w's work without waiting for it to end. */
 static int worker_kick(struct worker *w)
 {

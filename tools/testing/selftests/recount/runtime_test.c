@@ -879,16 +879,6 @@ TEST_F(recount, children_are_added_when_reaped)
 	EXPECT_LT(rnl_cpu_time(&after.usage) - rnl_cpu_time(&before.usage), got / 2);
 }
 
-/* Pin the calling thread to @cpu. */
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 #define TEARDOWN_CHILDREN	16
 #define TEARDOWN_BYTES		(64 << 20)
 
@@ -914,7 +904,7 @@ TEST_F(recount, reaped_children_include_their_exit)
 
 	if (cpu < 0)
 		SKIP(return, "no nohz_full CPU (boot with nohz_full=, CONFIG_NO_HZ_FULL)");
-	ASSERT_EQ(0, pin_to(0));
+	ASSERT_EQ(0, pin_self(0));
 	mem = mmap(NULL, TEARDOWN_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	ASSERT_NE(MAP_FAILED, mem);
@@ -927,7 +917,7 @@ TEST_F(recount, reaped_children_include_their_exit)
 		pid = fork();
 		ASSERT_GE(pid, 0);
 		if (!pid)
-			_exit(pin_to(cpu) ? 1 : 0);
+			_exit(pin_self(cpu) ? 1 : 0);
 		/* Poll rather than sleep: reap it the moment it is a zombie. */
 		do {
 			got = waitpid(pid, &status, WNOHANG);
