@@ -700,26 +700,58 @@ static struct task_struct *recount_nl_parent(struct task_struct *t)
 	return READ_ONCE(t->thread_pid) ? rcu_dereference(t->real_parent) : NULL;
 }
 
-/* task_ppid_nr_ns(), racing the release of @t: see recount_nl_parent(). */
-static pid_t recount_nl_ppid(struct task_struct *t, struct pid_namespace *ns)
+/*
+ * task_ppid_nr_ns(), racing the release of @t: see recount_nl_parent().
+ * Returns true with @ppid set, or false if @t has been released: a record
+ * names no task 0.
+ */
+static bool recount_nl_ppid(struct task_struct *t, struct pid_namespace *ns, pid_t *ppid)
 {
 	struct task_struct *parent;
-	pid_t ppid = 0;
 
 	rcu_read_lock();
 	parent = recount_nl_parent(t);
 	if (parent)
-		ppid = task_tgid_nr_ns(parent, ns);
+		*ppid = task_tgid_nr_ns(parent, ns);
 	rcu_read_unlock();
-	return ppid;
+	return !!parent;
 }
 
-static void recount_nl_ids_of(struct recount_nl_ids *ids, struct task_struct *t,
+/*
+ * recount_nl_ppid() of the process of @leader. de_thread() releases the
+ * old leader of a process that goes on: the parent is then the new
+ * leader's. Returns false if the process has gone.
+ */
+static bool recount_nl_process_ppid(struct task_struct *leader, struct pid_namespace *ns,
+				    pid_t *ppid)
+{
+	struct task_struct *t;
+	bool found;
+
+	if (recount_nl_ppid(leader, ns, ppid))
+		return true;
+	rcu_read_lock();
+	t = pid_task(READ_ONCE(leader->signal->pids[PIDTYPE_TGID]), PIDTYPE_TGID);
+	found = t && recount_nl_ppid(t, ns, ppid);
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * The ids of @t in @ns; false once @t is released: it has no record then
+ * (see recount_nl_fill_thread()).
+ */
+static bool recount_nl_ids_of(struct recount_nl_ids *ids, struct task_struct *t,
 			      struct pid_namespace *ns)
 {
+	pid_t ppid;
+
+	if (!recount_nl_ppid(t, ns, &ppid))
+		return false;
 	ids->pid = task_pid_nr_ns(t, ns);
 	ids->tgid = task_tgid_nr_ns(t, ns);
-	ids->parent_tgid = recount_nl_ppid(t, ns);
+	ids->parent_tgid = ppid;
+	return ids->pid && ids->tgid;
 }
 
 /**
@@ -729,14 +761,18 @@ static void recount_nl_ids_of(struct recount_nl_ids *ids, struct task_struct *t,
  * @ns: the pid namespace of the pids in the record
  * @fmt: what the record carries, and what the requester may not read
  *
- * Return: 0, or -EMSGSIZE.
+ * A record names its task by its ids, which are 0 once the task is reaped:
+ * a task reaped since it was found has no record.
+ *
+ * Return: 0, -EMSGSIZE, or -ESRCH if @t was reaped.
  */
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, const struct recount_nl_format *fmt)
 {
 	struct recount_nl_ids ids;
 
-	recount_nl_ids_of(&ids, t, ns);
+	if (!recount_nl_ids_of(&ids, t, ns))
+		return -ESRCH;
 	return recount_nl_put_thread(msg, t, &ids, recount_nl_state(), fmt);
 }
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_thread);
@@ -749,16 +785,20 @@ static int recount_nl_put_process(struct sk_buff *msg, struct task_struct *leade
 	struct recount_usage total[RECOUNT_NR_KINDS], exited, children;
 	struct recount_runtime runtime, exited_runtime, children_runtime;
 	u32 metrics = recount_nl_state_metrics(state);
+	pid_t tgid = task_tgid_nr_ns(leader, ns);
+	pid_t ppid;
 	const struct recount_event_set *set;
 	size_t size = recount_nl_process_size(fmt);
 	void *pos = recount_nl_begin(msg, size);
 
+	if (!tgid || !recount_nl_process_ppid(leader, ns, &ppid))
+		return -ESRCH;
 	if (!pos)
 		return -EMSGSIZE;
 	recount_process_read(leader->signal, total, &runtime, &exited, &exited_runtime);
 	recount_children_read(leader->signal, &children, &children_runtime);
-	pos = recount_nl_u32(pos, RECOUNT_A_TGID, task_tgid_nr_ns(leader, ns));
-	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, recount_nl_ppid(leader, ns));
+	pos = recount_nl_u32(pos, RECOUNT_A_TGID, tgid);
+	pos = recount_nl_u32(pos, RECOUNT_A_PARENT_TGID, ppid);
 	pos = recount_nl_comm(pos, leader);
 	pos = recount_nl_u64(pos, RECOUNT_A_START_TIME, leader->start_boottime, RECOUNT_A_PAD);
 	rcu_read_lock();
@@ -788,7 +828,8 @@ static int recount_nl_put_process(struct sk_buff *msg, struct task_struct *leade
  * @ns: the pid namespace of the pids in the record
  * @fmt: what the record carries, and what the requester may not read
  *
- * Return: 0, or -EMSGSIZE.
+ * Return: 0, -EMSGSIZE, or -ESRCH if the process has gone (see
+ * recount_nl_fill_thread()).
  */
 int recount_nl_fill_process(struct sk_buff *msg, struct task_struct *leader,
 			    struct pid_namespace *ns, const struct recount_nl_format *fmt)
@@ -913,10 +954,15 @@ static int recount_nl_fill_task(struct sk_buff *msg, struct genl_info *info, int
 		if (t == current)
 			recount_update_current();
 		err = recount_nl_fill_thread(msg, t, ns, fmt);
+		/* Reaped since it was found: as if it had not been found. */
+		if (err == -ESRCH)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[sel], "no such thread");
 	} else {
 		if (same_thread_group(t, current))
 			recount_update_current();
 		err = recount_nl_fill_process(msg, t, ns, fmt);
+		if (err == -ESRCH)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[sel], "no such process");
 	}
 	rcu_read_unlock();
 	return err;
@@ -1288,20 +1334,18 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 	if (!nlh)
 		return -EMSGSIZE;
 	recount_nl_dump_state(ctx, state);
-	if (ctx->scope == RECOUNT_SCOPE_CPUS) {
+	if (ctx->scope == RECOUNT_SCOPE_CPUS)
 		err = recount_nl_put_cpu(skb, cpu, state, &ctx->fmt);
-	} else if (ctx->scope == RECOUNT_SCOPE_PROCESSES) {
+	else if (ctx->scope == RECOUNT_SCOPE_PROCESSES)
 		err = recount_nl_put_process(skb, t, ctx->ns, state, &ctx->fmt);
-	} else {
-		if (!ids) {
-			recount_nl_ids_of(&own, t, ctx->ns);
-			ids = &own;
-		}
-		err = recount_nl_put_thread(skb, t, ids, state, &ctx->fmt);
-	}
+	else if (!ids && !recount_nl_ids_of(&own, t, ctx->ns))
+		err = -ESRCH;
+	else
+		err = recount_nl_put_thread(skb, t, ids ?: &own, state, &ctx->fmt);
 	if (err) {
 		nlmsg_cancel(skb, nlh);
-		return err;
+		/* A task reaped as it is read is not listed. */
+		return err == -ESRCH ? 0 : err;
 	}
 	nlmsg_end(skb, nlh);
 	ctx->fmt.sent = state;
@@ -1441,10 +1485,13 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 	for (; ctx->next < tids->nr; ctx->next++) {
 		ids.pid = tids->tid[ctx->next];
 		t = recount_nl_next_thread(t, ids.pid, ctx->ns);
-		if (t && recount_nl_group(t) == tids->group) {
+		parent = NULL;
+		if (t && recount_nl_group(t) == tids->group)
 			parent = recount_nl_parent(t);
-			if (!parent || parent != last)
-				ids.parent_tgid = parent ? task_tgid_nr_ns(parent, ctx->ns) : 0;
+		/* NULL too once @t is released: it is not listed then. */
+		if (parent) {
+			if (parent != last)
+				ids.parent_tgid = task_tgid_nr_ns(parent, ctx->ns);
 			last = parent;
 			/* As recount_nl_dump_one_task(). */
 			if (recount_nl_dump_may_read(ctx, t))

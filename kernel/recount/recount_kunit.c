@@ -824,6 +824,53 @@ static void recount_test_record_size(struct kunit *test)
 	kfree_skb(msg);
 }
 
+static int recount_test_exit_now(void *unused)
+{
+	return 0;
+}
+
+/*
+ * A task reaped since it was found has no record: its pid, tgid and parent
+ * are gone, and a record of it would name it 0. A kernel thread is reaped
+ * as it exits: kthreadd ignores SIGCHLD.
+ */
+static void recount_test_record_of_reaped(struct kunit *test)
+{
+	const struct recount_nl_format fmt = { .state = true };
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	int i, thread, process;
+	struct task_struct *t;
+	struct sk_buff *msg;
+
+	msg = alloc_skb(recount_nl_record_size(), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	t = kthread_create(recount_test_exit_now, NULL, "recount_kunit_reap");
+	if (IS_ERR(t)) {
+		kfree_skb(msg);
+		KUNIT_FAIL_AND_ABORT(test, "no kernel thread: %ld", PTR_ERR(t));
+	}
+	get_task_struct(t);
+	wake_up_process(t);
+	/* pid_alive(), racing __unhash_process(). */
+	for (i = 0; i < 10000 && READ_ONCE(t->thread_pid); i++)
+		usleep_range(1000, 2000);
+	if (READ_ONCE(t->thread_pid)) {
+		put_task_struct(t);
+		kfree_skb(msg);
+		KUNIT_FAIL_AND_ABORT(test, "the thread was not reaped in 10 s");
+	}
+
+	rcu_read_lock();
+	thread = recount_nl_fill_thread(msg, t, ns, &fmt);
+	process = recount_nl_fill_process(msg, t, ns, &fmt);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, thread, -ESRCH);
+	KUNIT_EXPECT_EQ(test, process, -ESRCH);
+	KUNIT_EXPECT_EQ(test, msg->len, 0);
+	put_task_struct(t);
+	kfree_skb(msg);
+}
+
 /* Fill the record of @t alone in @msg. */
 static void recount_test_fill_thread(struct kunit *test, struct sk_buff *msg,
 				     struct task_struct *t, const struct recount_nl_format *fmt)
@@ -1246,6 +1293,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_record_size),
+	KUNIT_CASE(recount_test_record_of_reaped),
 	KUNIT_CASE(recount_test_record_of_track),
 	KUNIT_CASE_SLOW(recount_test_record_race),
 	KUNIT_CASE(recount_test_record_comm),

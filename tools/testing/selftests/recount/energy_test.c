@@ -153,11 +153,8 @@ struct spinner {
 static void *spinner(void *p)
 {
 	struct spinner *sp = p;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(sp->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
+	if (pin_self(sp->cpu)) {
 		__atomic_store_n(&sp->tid, -1, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -197,9 +194,7 @@ TEST_F_TIMEOUT(energy, energy_never_goes_back_when_the_model_changes, 300)
 	}
 	if (sp.cpu < 0)
 		SKIP(return, "one CPU: the reader must run beside the thread it reads");
-	CPU_ZERO(&set);
-	CPU_SET(me, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, pin_self(me));
 	ASSERT_EQ(0, pthread_create(&th, NULL, spinner, &sp));
 	while (!(tid = __atomic_load_n(&sp.tid, __ATOMIC_ACQUIRE)))
 		sleep_ns(NSEC_PER_MSEC);

@@ -418,12 +418,9 @@ TEST_F(recount, dump_json)
 static pid_t exit_on(int cpu, int code)
 {
 	pid_t pid = fork();
-	cpu_set_t set;
 
 	if (pid == 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
+		if (pin_self(cpu))
 			_exit(100);
 		_exit(code);
 	}
@@ -918,13 +915,9 @@ TEST_F(recount, interval_ends_with_the_exit)
 /* Pin the caller to @cpu, keeping its mask in @old if not NULL. */
 static int pin_to(int cpu, cpu_set_t *old)
 {
-	cpu_set_t set;
-
 	if (old && sched_getaffinity(0, sizeof(*old), old))
 		return -1;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
+	return pin_self(cpu);
 }
 
 static void *spin(void *arg)

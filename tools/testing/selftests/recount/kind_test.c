@@ -124,13 +124,10 @@ static void work_both_kinds(struct worker *w)
 {
 	int cpus[2] = { w->arg >> 32, w->arg & 0xffffffff };
 	unsigned long long t0;
-	cpu_set_t set;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpus[i], &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
+		if (pin_self(cpus[i]))
 			abort();
 		/* sched_setaffinity() returns on the new CPU. */
 		t0 = thread_cpu_ns();
