@@ -25,28 +25,17 @@ work=$AOUT/prof
 mkdir -p "$work"
 gcc -shared -fPIC -O2 -Wall -o "$work/tbprof.so" "$HARNESS/prof/tbprof.c" -lpthread ||
 	die "the QEMU plugin did not build"
-case "$ARCH" in
-x86_64)
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -fw_cfg name=etc/sercon-port,string=0
-	      -kernel "$AOUT/bzImage")
-	console="ttyS0 tsc=reliable"
-	;;
-arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max -kernel "$AOUT/Image")
-	console=ttyAMA0
-	;;
-esac
-[ -f "${qemu[-1]}" ] && [ -f "$BUILD/System.map" ] || die "no $ARCH kernel: make build ARCH=$ARCH"
+image=$AOUT/bzImage
+[ "$ARCH" != arm64 ] || image=$AOUT/Image
+[ -f "$image" ] && [ -f "$BUILD/System.map" ] || die "no $ARCH kernel: make build ARCH=$ARCH"
 
-# prof_boot OUT COMMAND: one boot with the plugin, its counts in OUT.
+# prof_boot OUT COMMAND: one boot (harness/boot.sh, in its cmd mode) with the
+# plugin, its counts in OUT; on x86_64 too under -icount shift=0.
 prof_boot() {
 	CMD="$2" "$HARNESS/initramfs.sh" >/dev/null
-	timeout -k 10 1500 "${qemu[@]}" -plugin "$work/tbprof.so,out=$1" \
-		-icount "${QEMU_ICOUNT:-shift=0}" -smp 4 -m 2G \
-		-append "console=$console panic=-1 RECOUNT_MODE=cmd recount=on quiet nokaslr" \
-		-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none \
-		< /dev/null > "$work/serial.log" 2>&1
-	grep -q '^RECOUNT-EXIT: 0' "$work/serial.log" ||
+	QEMU_EXTRA="-plugin $work/tbprof.so,out=$1" QEMU_ICOUNT=${QEMU_ICOUNT:-shift=0} \
+		QEMU_MEM=2G BOOT_ARGS=nokaslr SERIAL_LOG="$work/serial.log" QUIET=1 \
+		"$HARNESS/boot.sh" cmd 1500 ||
 		die "the guest command failed: see ${work#$TOP/}/serial.log"
 }
 
