@@ -5,10 +5,10 @@
 # boot parameters left it; BOOT_ARGS gives recount=). The serial console goes
 # to the terminal (or not, QUIET=1) and to out/$ARCH/serial-<mode>.log. The
 # exit status is that of what ran in the guest; 124 if the guest did not
-# finish in time.
+# finish in time, 125 if its init stopped before it finished.
 # KERNEL_IMAGE, QEMU_MEM (1G), SERIAL_LOG and BOOT_ARGS override the defaults;
 # QEMU_ICOUNT is QEMU's -icount (arm64: shift=0; x86_64: none, TCG times);
-# QEMU_EXTRA, more QEMU options (split at spaces: harness/prof.sh's plugin).
+# QEMU_EXTRA, more QEMU options, split at spaces (harness/prof.sh's plugin).
 #
 #   boot.sh MODE [TIMEOUT_SECONDS]
 . "$(dirname "$0")/lib.sh"
@@ -47,8 +47,8 @@ arm64)
 	;;
 esac
 qemu+=(-initrd "$AOUT/initramfs.cpio.gz" -nographic -no-reboot -nic none)
-# shellcheck disable=SC2206 # split at spaces, on purpose
-[ -z "${QEMU_EXTRA:-}" ] || qemu+=($QEMU_EXTRA)
+read -ra extra <<< "${QEMU_EXTRA:-}"
+qemu+=("${extra[@]}")
 
 msg "booting $ARCH ($mode), serial log: ${log#$TOP/}"
 set +e

@@ -35,8 +35,8 @@ prof_boot() {
 	CMD="$2" "$HARNESS/initramfs.sh" >/dev/null
 	QEMU_EXTRA="-plugin $work/tbprof.so,out=$1" QEMU_ICOUNT=${QEMU_ICOUNT:-shift=0} \
 		QEMU_MEM=2G BOOT_ARGS=nokaslr SERIAL_LOG="$work/serial.log" QUIET=1 \
-		"$HARNESS/boot.sh" cmd 1500 ||
-		die "the guest command failed: see ${work#$TOP/}/serial.log"
+		KERNEL_IMAGE="$image" "$HARNESS/boot.sh" cmd 1500 ||
+		die "boot.sh exited $? (124: timeout; 125: init did not finish; else the command's): see ${work#"$TOP"/}/serial.log"
 }
 
 prof_boot "$work/run.txt" "$cmd"

@@ -702,8 +702,8 @@ static struct task_struct *recount_nl_parent(struct task_struct *t)
 
 /*
  * task_ppid_nr_ns(), racing the release of @t: see recount_nl_parent().
- * Returns true with @ppid set, or false if @t has been released: a record
- * names no task 0.
+ * Returns true with @ppid set (0 for a parent outside @ns), or false if @t
+ * has been released (its thread_pid cleared): it has no record then.
  */
 static bool recount_nl_ppid(struct task_struct *t, struct pid_namespace *ns, pid_t *ppid)
 {
@@ -715,6 +715,16 @@ static bool recount_nl_ppid(struct task_struct *t, struct pid_namespace *ns, pid
 		*ppid = task_tgid_nr_ns(parent, ns);
 	rcu_read_unlock();
 	return !!parent;
+}
+
+/*
+ * The struct pid of @t's process, to compare with: task_tgid(), read once.
+ * Reaping a process's leader clears it (__change_pid(), under tasklist_lock,
+ * which a read does not take) while a read may be looking.
+ */
+static struct pid *recount_nl_group(struct task_struct *t)
+{
+	return READ_ONCE(t->signal->pids[PIDTYPE_TGID]);
 }
 
 /*
@@ -731,7 +741,7 @@ static bool recount_nl_process_ppid(struct task_struct *leader, struct pid_names
 	if (recount_nl_ppid(leader, ns, ppid))
 		return true;
 	rcu_read_lock();
-	t = pid_task(READ_ONCE(leader->signal->pids[PIDTYPE_TGID]), PIDTYPE_TGID);
+	t = pid_task(recount_nl_group(leader), PIDTYPE_TGID);
 	found = t && recount_nl_ppid(t, ns, ppid);
 	rcu_read_unlock();
 	return found;
@@ -1350,16 +1360,6 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 	nlmsg_end(skb, nlh);
 	ctx->fmt.sent = state;
 	return 0;
-}
-
-/*
- * The struct pid of @t's process, to compare with: task_tgid(), read once.
- * Reaping a process's leader clears it (__change_pid(), under tasklist_lock,
- * which a dump does not take) while a dump may be looking.
- */
-static struct pid *recount_nl_group(struct task_struct *t)
-{
-	return READ_ONCE(t->signal->pids[PIDTYPE_TGID]);
 }
 
 /*
