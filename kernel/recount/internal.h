@@ -776,6 +776,7 @@ struct recount_nl_format {
 };
 
 size_t recount_nl_record_size(void);
+bool recount_nl_capable(const struct sk_buff *skb, int cap);
 u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, const struct recount_nl_format *fmt);

@@ -334,8 +334,9 @@ static void recount_listener_free(struct recount_listener *l)
  *
  * A socket that did not listen yet becomes a listener with the sender's
  * credentials and pid namespace; it is privileged if the sender and the
- * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (netlink_capable()),
- * else it counts against the sender's user.max_recount_listeners. What of
+ * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (asked without an
+ * audit record: recount_nl_capable()), else it counts against the
+ * sender's user.max_recount_listeners. What of
  * the PMU's counts its records carry is decided then, as for a request.
  *
  * Return: 0, -EMFILE if the sender's user has as many listening sockets as
@@ -352,8 +353,8 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	guard(mutex)(&recount_listeners_mutex);
 	l = rs->listener;
 	if (!l) {
-		bool privileged = netlink_capable(skb, CAP_SYS_PTRACE) ||
-				  netlink_capable(skb, CAP_NET_ADMIN);
+		bool privileged = recount_nl_capable(skb, CAP_SYS_PTRACE) ||
+				  recount_nl_capable(skb, CAP_NET_ADMIN);
 		struct ucounts *ucounts = NULL;
 
 		if (!privileged) {

@@ -23,12 +23,14 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/unaligned.h>
 #include <asm/word-at-a-time.h>
 #include <kunit/visibility.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "internal.h"
 #include "netlink_gen.h"
@@ -142,6 +144,30 @@ static __always_inline void *recount_nl_comm(void *pos, const struct task_struct
 	return pos + nla_total_size(len + 1);
 }
 
+/**
+ * recount_nl_capable() - netlink_capable(), but not audited
+ * @skb: the request
+ * @cap: the capability
+ *
+ * Do the sender of @skb and the socket's opener both have @cap, as
+ * netlink_capable() asks? recount asks to decide what a reply carries or
+ * what a listener is charged, never because the requester asked for what
+ * only @cap allows: a denial is no event to audit, and a poller without
+ * @cap would log one every time it reads (CAP_OPT_NOAUDIT, as /proc's
+ * PTRACE_MODE_NOAUDIT).
+ *
+ * Return: true if both have @cap.
+ */
+bool recount_nl_capable(const struct sk_buff *skb, int cap)
+{
+	const struct netlink_skb_parms *nsp = &NETLINK_CB(skb);
+
+	return ((nsp->flags & NETLINK_SKB_DST) ||
+		!security_capable(nsp->sk->sk_socket->file->f_cred, &init_user_ns, cap,
+				  CAP_OPT_NOAUDIT)) &&
+	       ns_capable_noaudit(&init_user_ns, cap);
+}
+
 #ifdef CONFIG_PERF_EVENTS
 /* What perf_event_open() would refuse the requester of @skb; see below. */
 static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
@@ -150,12 +176,13 @@ static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
 	u32 refused = cpu ? all : RECOUNT_WITHHELD_KERNEL_PMU;
 	int paranoid = READ_ONCE(sysctl_perf_event_paranoid);
 
-	if (paranoid > 2 && !netlink_capable(skb, CAP_SYS_ADMIN))
+	if (paranoid > 2 && !recount_nl_capable(skb, CAP_SYS_ADMIN))
 		return all;
 	if (security_perf_event_open(PERF_SECURITY_OPEN))
 		return all;
 	if (paranoid > (cpu ? 0 : 1) &&
-	    !netlink_capable(skb, CAP_PERFMON) && !netlink_capable(skb, CAP_SYS_ADMIN))
+	    !recount_nl_capable(skb, CAP_PERFMON) &&
+	    !recount_nl_capable(skb, CAP_SYS_ADMIN))
 		return refused;
 	if (security_perf_event_open(cpu ? PERF_SECURITY_CPU : PERF_SECURITY_KERNEL))
 		return refused;
@@ -174,7 +201,7 @@ static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
  * @cpu: for the records of CPUs, rather than of threads and processes
  *
  * perf_event_open()'s rules for the same counts, with the capabilities of
- * both the sender and the socket's opener (netlink_capable()), as
+ * both the sender and the socket's opener (recount_nl_capable()), as
  * perf_allow_kernel() and perf_allow_cpu() apply them to the caller: a
  * task's kernel-mode counts need perf_event_paranoid <= 1 or CAP_PERFMON; a
  * CPU's counts, those of a CPU-wide event, perf_event_paranoid <= 0 or

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -409,6 +410,108 @@ TEST_F(recount, cap_sys_ptrace_alone_reads_others)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * What recount asks of a requester's capabilities to decide what a reply
+ * carries (the PMU counts it may read) or whether a listener counts against
+ * its user's bound, it asks without an audit record: a poller without them
+ * must not log a denial every time it reads. A kprobe on security_capable()
+ * records the options of every check made while nobody reads and listens;
+ * each must have CAP_OPT_NOAUDIT. Kprobe events are in the kernel of
+ * 'make test DEBUG=1' only.
+ */
+#define KPROBES_ABSENT "no kprobe events: capability checks cannot be traced here"
+#define TRACING "/sys/kernel/tracing"
+#define CAP_PROBE "recount_test/cap"
+#define CAP_OPT_NOAUDIT 0x2	/* include/linux/security.h */
+
+static void count_record(const struct rnl_record *rec, void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* As nobody: wait for @arg's go, then read and listen; 0 or the step that failed. */
+static int nobody_polls(void *arg)
+{
+	int *fds = arg;
+	int intr, not_multi, records = 0;
+	struct rnl_reply r;
+	struct rnl nl;
+	char c;
+
+	if (rnl_open(&nl) || write(fds[0], "r", 1) != 1 || read(fds[1], &c, 1) != 1)
+		return 1;
+	if (rnl_get(&nl, RECOUNT_A_PID, sys_gettid(), &r) ||
+	    rnl_get(&nl, RECOUNT_A_TGID, getpid(), &r) || rnl_get(&nl, RECOUNT_A_CPU, 0, &r))
+		return 2;
+	if (rnl_dump(&nl, RECOUNT_SCOPE_THREADS, getpid(), count_record, &records, &intr,
+		     &not_multi, &r) || !records)
+		return 3;
+	if (rnl_listen(&nl, true, "0", &r) || rnl_listen(&nl, false, "0", &r))
+		return 4;
+	rnl_close(&nl);
+	return 0;
+}
+
+TEST_F(recount, capability_probes_are_not_audited)
+{
+	char filter[64], line[512], *p;
+	int ready[2], go[2], fds[2], fd, status, checks = 0, audited = 0;
+	unsigned int opts;
+	FILE *trace;
+	pid_t pid;
+
+	if (access(TRACING "/kprobe_events", W_OK))
+		mount("nodev", TRACING, "tracefs", 0, NULL);
+	if (access(TRACING "/kprobe_events", W_OK))
+		SKIP(return, KPROBES_ABSENT);
+	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);	/* a failed run's */
+	ASSERT_EQ(0, write_file(TRACING "/kprobe_events",
+				"p:" CAP_PROBE " security_capable cap=$arg3:s32 opts=$arg4:x32"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		fds[0] = ready[1];
+		fds[1] = go[0];
+		if (become_nobody())
+			_exit(100);
+		_exit(nobody_polls(fds));
+	}
+	ASSERT_EQ(1, read(ready[0], line, 1));
+	snprintf(filter, sizeof(filter), "common_pid == %d", pid);
+	ASSERT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/filter", filter));
+	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);	/* empties it */
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/enable", "1"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/enable", "0"));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("nobody's reads failed, status %#x", status);
+
+	trace = fopen(TRACING "/trace", "r");
+	ASSERT_NE(NULL, trace);
+	while (fgets(line, sizeof(line), trace)) {
+		p = strstr(line, " opts=");
+		if (line[0] == '#' || !strstr(line, "cap:") || !p)
+			continue;
+		checks++;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(p, " opts=%x", &opts) == 1 && !(opts & CAP_OPT_NOAUDIT)) {
+			audited++;
+			TH_LOG("an audited check: %s", line);
+		}
+	}
+	fclose(trace);
+	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
+	/* Nobody's listener is checked for CAP_SYS_PTRACE at least. */
+	EXPECT_LT(0, checks);
+	EXPECT_EQ(0, audited);
 }
 
 TEST_HARNESS_MAIN
