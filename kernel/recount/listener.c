@@ -14,7 +14,9 @@
  *     per-CPU rw_semaphore: an exit reads its CPU's list, a registration
  *     writes the lists of its CPUs. With no listener at all, recount_exit()
  *     is a static branch.
- *   - Records go out with genlmsg_unicast(), which never blocks: a socket
+ *   - Records go out as genlmsg_unicast() sends them, but to the socket
+ *     itself, not to whichever socket holds its port id: a closing socket
+ *     frees its port before its listener ends. That never blocks: a socket
  *     whose receive buffer is full drops the record, and its listener counts
  *     it as missed. The next record the socket does receive carries the
  *     count (and resets it): received + missed = records due, always. An
@@ -44,6 +46,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/filter.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/percpu.h>
@@ -53,17 +56,20 @@
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/security.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/user_namespace.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "internal.h"
 
 /**
  * struct recount_listener - a socket listening for exit records
- * @portid: the socket's port
- * @net: the socket's network namespace
+ * @sk: the socket, whose family private data the listener is: it ends as
+ *	the socket closes (genl_release()), before the socket is freed
  * @cred: the credentials the socket registered with
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
@@ -73,8 +79,7 @@
  * @missed: records dropped since the last one it received
  */
 struct recount_listener {
-	u32 portid;
-	possible_net_t net;
+	struct sock *sk;
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	bool privileged;
@@ -196,14 +201,47 @@ nospace:
 	return NULL;
 }
 
+/*
+ * Queue @msg on @l's socket, as genlmsg_unicast() would on the socket that
+ * holds @l's port id, but on @l's own: netlink_release() frees the port
+ * (netlink_remove()) before the listener ends (genl_release()), and another
+ * socket may bind it in between. Never blocks: a full receive buffer drops
+ * @msg (and sets the socket's ENOBUFS). Consumes @msg; returns 0 if queued.
+ */
+static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
+{
+	struct sock *sk = l->sk;
+	long timeo = 0;
+	int err;
+
+	/* Put by netlink_attachskb() if it drops @msg, else by netlink_sendskb(). */
+	sock_hold(sk);
+	skb_reset_network_header(msg);
+	skb_reset_mac_header(msg);
+	if (sk_filter(sk, msg)) {
+		kfree_skb(msg);
+		sock_put(sk);
+		return -EPERM;
+	}
+	err = netlink_attachskb(sk, msg, &timeo, sock_net(sk)->genl_sock);
+	if (err)
+		return err;
+	netlink_sendskb(sk, msg);
+	return 0;
+}
+
 /* Send @l a copy of @record, with what @l missed; or count it missed. */
 static void recount_exit_send(struct recount_listener *l, const struct sk_buff *record)
 {
 	struct sk_buff *msg;
 	long missed;
 
-	/* The copy has the record's room: the largest record, and its own. */
-	msg = record ? skb_copy(record, GFP_KERNEL) : NULL;
+	/*
+	 * The copy has the record's bytes and room for the missed count only:
+	 * the receive buffer is charged for what it holds.
+	 */
+	msg = record ? skb_copy_expand(record, skb_headroom(record),
+				       nla_total_size_64bit(sizeof(u64)), GFP_KERNEL) : NULL;
 	if (!msg) {
 		atomic_long_inc(&l->missed);
 		return;
@@ -216,7 +254,7 @@ static void recount_exit_send(struct recount_listener *l, const struct sk_buff *
 	}
 	nlmsg_end(msg, nlmsg_hdr(msg));
 	/* Never blocks: a full receive buffer drops the record. */
-	if (genlmsg_unicast(read_pnet(&l->net), msg, l->portid))
+	if (recount_exit_unicast(l, msg))
 		atomic_long_add(missed + 1, &l->missed);
 }
 
@@ -374,8 +412,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 			return -ENOMEM;
 		}
 		l->ucounts = ucounts;
-		l->portid = info->snd_portid;
-		write_pnet(&l->net, genl_info_net(info));
+		l->sk = NETLINK_CB(skb).sk;
 		l->cred = get_current_cred();
 		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 		l->privileged = privileged;

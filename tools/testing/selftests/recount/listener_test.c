@@ -8,8 +8,10 @@
  * namespace; and never loses a record without saying so.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <signal.h>
 #include <linux/landlock.h>
+#include <linux/netlink.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/sysinfo.h>
@@ -222,6 +224,106 @@ TEST_F(recount, closing_ends_the_registration)
 static void *nothing(void *p)
 {
 	return p;
+}
+
+/* The port id of a bound netlink socket, 0 if it has none. */
+static __u32 port_of(int fd)
+{
+	struct sockaddr_nl a = {};
+	socklen_t len = sizeof(a);
+
+	return getsockname(fd, (struct sockaddr *)&a, &len) ? 0 : a.nl_pid;
+}
+
+struct port_taker {
+	__u32 port;
+	int fd;
+	bool trying;	/* set as it first tries */
+	int records;	/* received; -1 if the port never came free */
+};
+
+/*
+ * Bind a new socket to @arg's port as soon as it is free, then count the
+ * messages it receives over 20 ms.
+ */
+static void *take_port(void *arg)
+{
+	struct port_taker *pt = arg;
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_pid = pt->port };
+	unsigned long long end = now_ns() + 5 * NSEC_PER_SEC;
+	struct pollfd pfd;
+	char buf[8192];
+
+	pt->records = -1;
+	while (bind(pt->fd, (struct sockaddr *)&a, sizeof(a))) {
+		__atomic_store_n(&pt->trying, true, __ATOMIC_RELEASE);
+		if (errno != EADDRINUSE || now_ns() > end)
+			return NULL;
+	}
+	__atomic_store_n(&pt->trying, true, __ATOMIC_RELEASE);
+	pt->records = 0;
+	pfd = (struct pollfd){ .fd = pt->fd, .events = POLLIN };
+	while (poll(&pfd, 1, 20) == 1 && recv(pt->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		pt->records++;
+	return NULL;
+}
+
+#define PORT_ROUNDS	100
+#define PORT_STORMERS	3
+
+/*
+ * A closing socket frees its port id before its registration ends
+ * (netlink_release() removes it, then genl_release() ends the listener):
+ * a socket that binds the port in between must get none of the listener's
+ * records. Threads exit on every CPU while a root listener of every CPU
+ * closes and another socket binds its port the moment it is free, 100
+ * times: the other socket receives nothing.
+ */
+TEST_F(recount, records_go_to_the_listener_not_to_its_port)
+{
+	int i, s, leaked = 0, status;
+	pid_t storm[PORT_STORMERS];
+	struct port_taker pt;
+	struct rnl_reply r;
+	struct rnl listener;
+	pthread_t th;
+
+	for (s = 0; s < PORT_STORMERS; s++) {
+		storm[s] = fork();
+		ASSERT_GE(storm[s], 0);
+		if (!storm[s]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;) {
+				if (pthread_create(&th, NULL, nothing, NULL))
+					_exit(1);
+				pthread_join(th, NULL);
+			}
+		}
+	}
+	for (i = 0; i < PORT_ROUNDS; i++) {
+		ASSERT_EQ(0, rnl_open(&listener));
+		ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
+		pt.port = port_of(listener.fd);
+		ASSERT_NE(0, pt.port);
+		pt.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+		ASSERT_LE(0, pt.fd);
+		pt.trying = false;
+		ASSERT_EQ(0, pthread_create(&th, NULL, take_port, &pt));
+		while (!__atomic_load_n(&pt.trying, __ATOMIC_ACQUIRE))
+			;
+		rnl_close(&listener);
+		pthread_join(th, NULL);
+		close(pt.fd);
+		ASSERT_LE(0, pt.records) TH_LOG("round %d: the port never came free", i);
+		if (pt.records)
+			TH_LOG("round %d: %d records went to the port's new socket", i, pt.records);
+		leaked += pt.records;
+	}
+	for (s = 0; s < PORT_STORMERS; s++) {
+		kill(storm[s], SIGKILL);
+		waitpid(storm[s], &status, 0);
+	}
+	EXPECT_EQ(0, leaked);
 }
 
 #define STORM_THREADS	2000
