@@ -749,6 +749,7 @@ static __always_inline bool recount_thread_read_retry(const struct task_struct *
 struct genl_family;
 struct genl_info;
 struct pid_namespace;
+struct net;
 struct sk_buff;
 struct netlink_ext_ack;
 extern struct genl_family recount_nl_family;
@@ -805,7 +806,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
 				const struct cpumask *cpus);
 void recount_sock_destroy(void *priv);
-unsigned int recount_nr_sockets_listening(void);
+unsigned int recount_nr_sockets_listening(const struct net *net);
 
 /* kind.c: CPU kinds */
 extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];

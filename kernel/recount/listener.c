@@ -70,6 +70,7 @@
  * struct recount_listener - a socket listening for exit records
  * @sk: the socket, whose family private data the listener is: it ends as
  *	the socket closes (genl_release()), before the socket is freed
+ * @node: in recount_listeners
  * @cred: the credentials the socket registered with
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
@@ -80,6 +81,7 @@
  */
 struct recount_listener {
 	struct sock *sk;
+	struct list_head node;
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	bool privileged;
@@ -106,6 +108,8 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 /* Serializes registrations; protects every listener's @cpus. */
 static DEFINE_MUTEX(recount_listeners_mutex);
 static unsigned int recount_nr_listeners;
+/* Every listener, under recount_listeners_mutex. */
+static LIST_HEAD(recount_listeners);
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
 
 /*
@@ -358,6 +362,7 @@ static void recount_listener_free(struct recount_listener *l)
 		dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
+	list_del(&l->node);
 	kfree(l);
 	if (!--recount_nr_listeners)
 		static_branch_disable(&recount_listening_key);
@@ -438,6 +443,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	cpumask_or(&l->cpus, &l->cpus, cpus);
 	if (!rs->listener) {
 		rs->listener = l;
+		list_add(&l->node, &recount_listeners);
 		if (!recount_nr_listeners++)
 			static_branch_enable(&recount_listening_key);
 	}
@@ -508,14 +514,24 @@ void recount_sock_destroy(void *priv)
 }
 
 /**
- * recount_nr_sockets_listening() - how many sockets listen for exit records
+ * recount_nr_sockets_listening() - how many sockets of a network namespace
+ *	listen for exit records
+ * @net: the network namespace
  *
- * Return: the number of registered listeners.
+ * Those of other namespaces are none of its business: a container does not
+ * learn that the host, or another container, listens.
+ *
+ * Return: the number of registered listeners whose socket is in @net.
  */
-unsigned int recount_nr_sockets_listening(void)
+unsigned int recount_nr_sockets_listening(const struct net *net)
 {
+	struct recount_listener *l;
+	unsigned int n = 0;
+
 	guard(mutex)(&recount_listeners_mutex);
-	return recount_nr_listeners;
+	list_for_each_entry(l, &recount_listeners, node)
+		n += net_eq(sock_net(l->sk), net);
+	return n;
 }
 
 /**

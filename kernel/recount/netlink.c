@@ -1247,7 +1247,7 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 		goto nospace;
 	recount_nl_end(msg, recount_nl_put_state(pos, recount_nl_state(), &state, NULL),
 		       recount_nl_state_size(&state));
-	if (nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening()))
+	if (nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening(genl_info_net(info))))
 		goto nospace;
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
 		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);

@@ -221,6 +221,58 @@ TEST_F(recount, closing_ends_the_registration)
 	rnl_close(&listener);
 }
 
+/*
+ * get-info counts the listeners of the caller's network namespace: one in
+ * a new namespace is counted there, and not outside. As the child in the
+ * new namespace: 0, or the step that failed.
+ */
+static int listen_in_new_netns(int ready, int done)
+{
+	struct rnl_reply r;
+	struct rnl nl, l;
+	char c;
+
+	if (unshare(CLONE_NEWNET))
+		return 1;
+	if (rnl_open(&nl) || rnl_get_info(&nl, &r) || r.rec.listeners != 0)
+		return 2;
+	if (rnl_open(&l) || rnl_listen(&l, true, "0", &r))
+		return 3;
+	if (rnl_get_info(&nl, &r) || r.rec.listeners != 1)
+		return 4;
+	if (write(ready, "r", 1) != 1 || read(done, &c, 1) != 1)
+		return 5;
+	return 0;
+}
+
+TEST_F(recount, listeners_counted_per_network_namespace)
+{
+	int ready[2], done[2], status;
+	struct rnl_reply r;
+	__u32 before;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, rnl_get_info(&self->nl, &r));
+	before = r.rec.listeners;
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(listen_in_new_netns(ready[1], done[0]));
+	close(ready[1]);
+	if (read(ready[0], &c, 1) == 1) {
+		EXPECT_EQ(0, rnl_get_info(&self->nl, &r));
+		EXPECT_EQ(before, r.rec.listeners);
+		EXPECT_EQ(1, write(done[1], "d", 1));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* 1: unshare, 2: a listener there already, 3: registering, 4: not counted there */
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child in a new network namespace failed, status %#x", status);
+}
+
 static void *nothing(void *p)
 {
 	return p;
@@ -281,7 +333,7 @@ static void *take_port(void *arg)
  */
 TEST_F(recount, records_go_to_the_listener_not_to_its_port)
 {
-	int i, s, leaked = 0, status;
+	int i, s, leaked = 0, status, one = 1;
 	pid_t storm[PORT_STORMERS];
 	struct port_taker pt;
 	struct rnl_reply r;
@@ -302,6 +354,8 @@ TEST_F(recount, records_go_to_the_listener_not_to_its_port)
 	}
 	for (i = 0; i < PORT_ROUNDS; i++) {
 		ASSERT_EQ(0, rnl_open(&listener));
+		/* The records the listener drops must not fail its registration. */
+		setsockopt(listener.fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
 		ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
 		pt.port = port_of(listener.fd);
 		ASSERT_NE(0, pt.port);
