@@ -808,6 +808,13 @@ int recount_listener_deregister(struct recount_sock *rs, struct genl_info *info,
 void recount_sock_destroy(void *priv);
 unsigned int recount_nr_sockets_listening(const struct net *net);
 
+/* netlink.c: get-info's CPU lists of the kinds */
+size_t recount_nl_kind_cpus_size(const unsigned long *const kinds[RECOUNT_NR_KINDS],
+				 unsigned int nbits);
+int recount_nl_put_kind_cpus(struct sk_buff *msg,
+			     const unsigned long *const kinds[RECOUNT_NR_KINDS],
+			     unsigned int nbits);
+
 /* kind.c: CPU kinds */
 extern struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
 extern bool recount_kinds_mixed;

@@ -19,7 +19,10 @@
  *     frees its port before its listener ends. That never blocks: a socket
  *     whose receive buffer is full drops the record, and its listener counts
  *     it as missed. The next record the socket does receive carries the
- *     count (and resets it): received + missed = records due, always. An
+ *     count (and resets it): received + missed = records due, always, but
+ *     for the records the socket's own filter refuses (SO_ATTACH_FILTER, or
+ *     a security module's sock_rcv_skb hook): the socket chose not to take
+ *     them, and, as netlink_unicast() has it, they count as sent. An
  *     exiting thread never waits for a listener.
  *   - A listener lives as long as its socket (the family's per-socket
  *     private data): closing the socket ends it, as deregistering does.
@@ -107,8 +110,7 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 
 /* Serializes registrations; protects every listener's @cpus. */
 static DEFINE_MUTEX(recount_listeners_mutex);
-static unsigned int recount_nr_listeners;
-/* Every listener, under recount_listeners_mutex. */
+/* Every listener, under recount_listeners_mutex; the key is on while there is one. */
 static LIST_HEAD(recount_listeners);
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
 
@@ -210,7 +212,9 @@ nospace:
  * holds @l's port id, but on @l's own: netlink_release() frees the port
  * (netlink_remove()) before the listener ends (genl_release()), and another
  * socket may bind it in between. Never blocks: a full receive buffer drops
- * @msg (and sets the socket's ENOBUFS). Consumes @msg; returns 0 if queued.
+ * @msg (and sets the socket's ENOBUFS). Consumes @msg; returns 0 if queued,
+ * or if the socket's own filter refused it: as for netlink_unicast(), that
+ * is no loss.
  */
 static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 {
@@ -225,7 +229,7 @@ static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 	if (sk_filter(sk, msg)) {
 		kfree_skb(msg);
 		sock_put(sk);
-		return -EPERM;
+		return 0;
 	}
 	err = netlink_attachskb(sk, msg, &timeo, sock_net(sk)->genl_sock);
 	if (err)
@@ -257,7 +261,6 @@ static void recount_exit_send(struct recount_listener *l, const struct sk_buff *
 		return;
 	}
 	nlmsg_end(msg, nlmsg_hdr(msg));
-	/* Never blocks: a full receive buffer drops the record. */
 	if (recount_exit_unicast(l, msg))
 		atomic_long_add(missed + 1, &l->missed);
 }
@@ -364,7 +367,7 @@ static void recount_listener_free(struct recount_listener *l)
 	put_cred(l->cred);
 	list_del(&l->node);
 	kfree(l);
-	if (!--recount_nr_listeners)
+	if (list_empty(&recount_listeners))
 		static_branch_disable(&recount_listening_key);
 }
 
@@ -378,9 +381,9 @@ static void recount_listener_free(struct recount_listener *l)
  * A socket that did not listen yet becomes a listener with the sender's
  * credentials and pid namespace; it is privileged if the sender and the
  * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (asked without an
- * audit record: recount_nl_capable()), else it counts against the
- * sender's user.max_recount_listeners. What of
- * the PMU's counts its records carry is decided then, as for a request.
+ * audit record: recount_nl_capable()), else it counts against the sender's
+ * user.max_recount_listeners. What of the PMU's counts its records carry is
+ * decided then, as for a request.
  *
  * Return: 0, -EMFILE if the sender's user has as many listening sockets as
  * it may, or -ENOMEM.
@@ -443,9 +446,9 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	cpumask_or(&l->cpus, &l->cpus, cpus);
 	if (!rs->listener) {
 		rs->listener = l;
-		list_add(&l->node, &recount_listeners);
-		if (!recount_nr_listeners++)
+		if (list_empty(&recount_listeners))
 			static_branch_enable(&recount_listening_key);
+		list_add(&l->node, &recount_listeners);
 	}
 	return 0;
 

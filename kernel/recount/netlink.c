@@ -1123,18 +1123,60 @@ out_free:
 	return err;
 }
 
-static int recount_nl_put_cpulist(struct sk_buff *msg, int attr,
-				  const struct cpumask *cpus)
+/**
+ * recount_nl_kind_cpus_size() - the room of get-info's CPU lists of the kinds
+ * @kinds: the CPUs of each kind, bitmaps of @nbits bits
+ * @nbits: the bitmaps' length
+ *
+ * A list of scattered CPUs (0,2,4,...) takes up to 5 bytes a CPU: on a large
+ * machine, more than a page.
+ *
+ * Return: the bytes recount_nl_put_kind_cpus() puts.
+ */
+size_t recount_nl_kind_cpus_size(const unsigned long *const kinds[RECOUNT_NR_KINDS],
+				 unsigned int nbits)
 {
-	char *list = kasprintf(GFP_KERNEL, "%*pbl", cpumask_pr_args(cpus));
-	int err;
+	size_t size = 0;
+	int k;
 
-	if (!list)
-		return -ENOMEM;
-	err = nla_put_string(msg, attr, list);
-	kfree(list);
-	return err;
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		size += nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			nla_total_size(snprintf(NULL, 0, "%*pbl", nbits, kinds[k]) + 1);
+	return size;
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_nl_kind_cpus_size);
+
+/**
+ * recount_nl_put_kind_cpus() - put get-info's CPU lists of the kinds
+ * @msg: the reply, with the room recount_nl_kind_cpus_size() says
+ * @kinds: the CPUs of each kind, bitmaps of @nbits bits
+ * @nbits: the bitmaps' length
+ *
+ * Each list is written in place, in the %*pbl format (0-3,8).
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+int recount_nl_put_kind_cpus(struct sk_buff *msg,
+			     const unsigned long *const kinds[RECOUNT_NR_KINDS],
+			     unsigned int nbits)
+{
+	struct nlattr *nest, *list;
+	int k, len;
+
+	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
+		len = snprintf(NULL, 0, "%*pbl", nbits, kinds[k]) + 1;
+		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);
+		if (!nest || nla_put_u32(msg, RECOUNT_A_KIND_CPUS_KIND, k))
+			return -EMSGSIZE;
+		list = nla_reserve(msg, RECOUNT_A_KIND_CPUS_CPUS, len);
+		if (!list)
+			return -EMSGSIZE;
+		snprintf(nla_data(list), len, "%*pbl", nbits, kinds[k]);
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_nl_put_kind_cpus);
 
 /* The chosen events, their generation, how many may be, the counters held. */
 static int recount_nl_put_event_set(struct sk_buff *msg)
@@ -1231,12 +1273,16 @@ int recount_nl_set_events_doit(struct sk_buff *skb, struct genl_info *info)
 int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct recount_nl_format state = { .state = true };
+	const unsigned long *kinds[RECOUNT_NR_KINDS];
 	struct sk_buff *msg;
-	struct nlattr *nest;
 	void *hdr, *pos;
 	int k;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	for (k = 0; k < RECOUNT_NR_KINDS; k++)
+		kinds[k] = cpumask_bits(&recount_kind_cpus[k]);
+	/* A page for the rest; the lists can be longer. */
+	msg = genlmsg_new(NLMSG_GOODSIZE + recount_nl_kind_cpus_size(kinds, nr_cpu_ids),
+			  GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_iput(msg, info);
@@ -1247,16 +1293,11 @@ int recount_nl_get_info_doit(struct sk_buff *skb, struct genl_info *info)
 		goto nospace;
 	recount_nl_end(msg, recount_nl_put_state(pos, recount_nl_state(), &state, NULL),
 		       recount_nl_state_size(&state));
-	if (nla_put_u32(msg, RECOUNT_A_LISTENERS, recount_nr_sockets_listening(genl_info_net(info))))
+	if (nla_put_u32(msg, RECOUNT_A_LISTENERS,
+			recount_nr_sockets_listening(genl_info_net(info))))
 		goto nospace;
-	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
-		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);
-		if (!nest ||
-		    nla_put_u32(msg, RECOUNT_A_KIND_CPUS_KIND, k) ||
-		    recount_nl_put_cpulist(msg, RECOUNT_A_KIND_CPUS_CPUS, &recount_kind_cpus[k]))
-			goto nospace;
-		nla_nest_end(msg, nest);
-	}
+	if (recount_nl_put_kind_cpus(msg, kinds, nr_cpu_ids))
+		goto nospace;
 	if (recount_nl_put_event_set(msg))
 		goto nospace;
 	genlmsg_end(msg, hdr);

@@ -1277,7 +1277,59 @@ static void recount_test_event_generations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.gen, 2);
 }
 
+/*
+ * get-info's CPU lists fit its reply on any machine: with 8192 CPUs,
+ * alternately of each kind (the longest lists, 20 KiB each), the reply takes
+ * the room recount_nl_kind_cpus_size() says, and the lists read back whole.
+ */
+static void recount_test_kind_cpus_fit(struct kunit *test)
+{
+	struct nlattr *a, *tb[RECOUNT_A_KIND_CPUS_MAX + 1];
+	const unsigned long *kinds[RECOUNT_NR_KINDS];
+	unsigned long *bits[RECOUNT_NR_KINDS];
+	const unsigned int nbits = 8192;
+	struct sk_buff *msg;
+	unsigned int cpu;
+	int k, rem, n = 0;
+	size_t size;
+	char *want;
+
+	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
+		bits[k] = kunit_kzalloc(test, BITS_TO_LONGS(nbits) * sizeof(long), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bits[k]);
+		kinds[k] = bits[k];
+	}
+	for (cpu = 0; cpu < nbits; cpu++)
+		__set_bit(cpu, bits[cpu % RECOUNT_NR_KINDS]);
+	size = recount_nl_kind_cpus_size(kinds, nbits);
+	KUNIT_EXPECT_GT(test, size, 2 * 16384);
+	msg = nlmsg_new(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_EQ(test, recount_nl_put_kind_cpus(msg, kinds, nbits), 0);
+	KUNIT_EXPECT_EQ(test, msg->len, size);
+
+	want = kunit_kzalloc(test, 8 * nbits, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	nla_for_each_attr(a, (struct nlattr *)msg->data, msg->len, rem) {
+		KUNIT_ASSERT_EQ(test, nla_type(a), RECOUNT_A_KIND_CPUS);
+		KUNIT_ASSERT_EQ(test, nla_parse_nested_deprecated(tb, RECOUNT_A_KIND_CPUS_MAX, a,
+								  NULL, NULL), 0);
+		KUNIT_ASSERT_NOT_NULL(test, tb[RECOUNT_A_KIND_CPUS_KIND]);
+		KUNIT_ASSERT_NOT_NULL(test, tb[RECOUNT_A_KIND_CPUS_CPUS]);
+		k = nla_get_u32(tb[RECOUNT_A_KIND_CPUS_KIND]);
+		KUNIT_ASSERT_EQ(test, k, n);
+		snprintf(want, 8 * nbits, "%*pbl", nbits, kinds[k]);
+		KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[RECOUNT_A_KIND_CPUS_CPUS]), want);
+		KUNIT_EXPECT_EQ(test, nla_len(tb[RECOUNT_A_KIND_CPUS_CPUS]), strlen(want) + 1);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, RECOUNT_NR_KINDS);
+	KUNIT_EXPECT_EQ(test, strncmp(want, "1,3,5,", 6), 0);
+	kfree_skb(msg);
+}
+
 static struct kunit_case recount_test_cases[] = {
+	KUNIT_CASE(recount_test_kind_cpus_fit),
 	KUNIT_CASE(recount_test_user_clock),
 	KUNIT_CASE(recount_test_user_clock_wraps),
 	KUNIT_CASE(recount_test_user_clock_pick),

@@ -466,7 +466,9 @@ TEST_F(recount, capability_probes_are_not_audited)
 		mount("nodev", TRACING, "tracefs", 0, NULL);
 	if (access(TRACING "/kprobe_events", W_OK))
 		SKIP(return, KPROBES_ABSENT);
-	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);	/* a failed run's */
+	/* A failed run's: an enabled event cannot be deleted. */
+	write_file(TRACING "/events/" CAP_PROBE "/enable", "0");
+	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
 	ASSERT_EQ(0, write_file(TRACING "/kprobe_events",
 				"p:" CAP_PROBE " security_capable cap=$arg3:s32 opts=$arg4:x32"));
 	ASSERT_EQ(0, pipe(ready));
