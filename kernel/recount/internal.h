@@ -798,7 +798,7 @@ struct recount_sock {
 	struct recount_listener *listener;
 };
 
-void recount_listeners_init(void);
+int recount_listeners_init(void);
 /* user.max_recount_listeners in the initial user namespace. */
 #define RECOUNT_LISTENERS_PER_USER	16
 int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,

@@ -65,6 +65,7 @@
 #include <linux/user_namespace.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
 #include "internal.h"
@@ -73,7 +74,6 @@
  * struct recount_listener - a socket listening for exit records
  * @sk: the socket, whose family private data the listener is: it ends as
  *	the socket closes (genl_release()), before the socket is freed
- * @node: in recount_listeners
  * @cred: the credentials the socket registered with
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
@@ -84,7 +84,6 @@
  */
 struct recount_listener {
 	struct sock *sk;
-	struct list_head node;
 	const struct cred *cred;
 	struct pid_namespace *pid_ns;
 	bool privileged;
@@ -110,9 +109,34 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 
 /* Serializes registrations; protects every listener's @cpus. */
 static DEFINE_MUTEX(recount_listeners_mutex);
-/* Every listener, under recount_listeners_mutex; the key is on while there is one. */
-static LIST_HEAD(recount_listeners);
+/* Listening sockets, under recount_listeners_mutex: while there are, the key is on. */
+static unsigned int recount_nr_listeners;
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
+
+/* A network namespace's listening sockets, under recount_listeners_mutex. */
+struct recount_net {
+	unsigned int listeners;
+};
+
+static unsigned int recount_net_id __read_mostly;
+
+static struct pernet_operations recount_net_ops = {
+	.id	= &recount_net_id,
+	.size	= sizeof(struct recount_net),
+};
+
+static struct recount_net *recount_pernet(const struct net *net)
+{
+	return net_generic(net, recount_net_id);
+}
+
+/* A listener's socket holds its namespace: the count is down before it goes. */
+static void recount_net_listeners_add(const struct recount_listener *l, int n)
+{
+	struct recount_net *rn = recount_pernet(sock_net(l->sk));
+
+	WRITE_ONCE(rn->listeners, rn->listeners + n);
+}
 
 /*
  * Could @l ptrace-read @t, as ptrace_may_access() decides for
@@ -365,9 +389,9 @@ static void recount_listener_free(struct recount_listener *l)
 		dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
-	list_del(&l->node);
+	recount_net_listeners_add(l, -1);
 	kfree(l);
-	if (list_empty(&recount_listeners))
+	if (!--recount_nr_listeners)
 		static_branch_disable(&recount_listening_key);
 }
 
@@ -446,9 +470,9 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	cpumask_or(&l->cpus, &l->cpus, cpus);
 	if (!rs->listener) {
 		rs->listener = l;
-		if (list_empty(&recount_listeners))
+		recount_net_listeners_add(l, 1);
+		if (!recount_nr_listeners++)
 			static_branch_enable(&recount_listening_key);
-		list_add(&l->node, &recount_listeners);
 	}
 	return 0;
 
@@ -528,20 +552,17 @@ void recount_sock_destroy(void *priv)
  */
 unsigned int recount_nr_sockets_listening(const struct net *net)
 {
-	struct recount_listener *l;
-	unsigned int n = 0;
-
-	guard(mutex)(&recount_listeners_mutex);
-	list_for_each_entry(l, &recount_listeners, node)
-		n += net_eq(sock_net(l->sk), net);
-	return n;
+	return READ_ONCE(recount_pernet(net)->listeners);
 }
 
 /**
- * recount_listeners_init() - set up the per-CPU lists of listeners, and the
- *	bound of a user's listening sockets in the initial user namespace
+ * recount_listeners_init() - set up the per-CPU lists of listeners, the
+ *	bound of a user's listening sockets in the initial user namespace, and
+ *	the count of each network namespace's
+ *
+ * Return: 0, or the error of register_pernet_subsys().
  */
-void __init recount_listeners_init(void)
+int __init recount_listeners_init(void)
 {
 	int cpu;
 
@@ -553,4 +574,5 @@ void __init recount_listeners_init(void)
 		init_rwsem(&cl->sem);
 		INIT_LIST_HEAD(&cl->list);
 	}
+	return register_pernet_subsys(&recount_net_ops);
 }

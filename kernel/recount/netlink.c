@@ -1909,7 +1909,8 @@ struct genl_family recount_nl_family __ro_after_init = {
 
 static int __init recount_nl_init(void)
 {
-	recount_listeners_init();
-	return genl_register_family(&recount_nl_family);
+	int err = recount_listeners_init();
+
+	return err ?: genl_register_family(&recount_nl_family);
 }
 late_initcall(recount_nl_init);
