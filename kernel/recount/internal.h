@@ -799,6 +799,7 @@ struct recount_sock {
 };
 
 int recount_listeners_init(void);
+void recount_listeners_exit(void);
 /* user.max_recount_listeners in the initial user namespace. */
 #define RECOUNT_LISTENERS_PER_USER	16
 int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,

@@ -35,7 +35,7 @@
 #endif
 
 /* The CPUs of each kind, settled before accounting starts. */
-struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS];
+struct cpumask recount_kind_cpus[RECOUNT_NR_KINDS] __ro_after_init;
 
 /* The machine has CPUs of more than one kind. */
 bool recount_kinds_mixed __ro_after_init;

@@ -20,10 +20,12 @@
  *     whose receive buffer is full drops the record, and its listener counts
  *     it as missed. The next record the socket does receive carries the
  *     count (and resets it): received + missed = records due, always, but
- *     for the records the socket's own filter refuses (SO_ATTACH_FILTER, or
- *     a security module's sock_rcv_skb hook): the socket chose not to take
- *     them, and, as netlink_unicast() has it, they count as sent. An
- *     exiting thread never waits for a listener.
+ *     for the records the socket's own filter refuses (SO_ATTACH_FILTER or
+ *     SO_ATTACH_BPF, or a security module's sock_rcv_skb hook): the socket
+ *     chose not to take them, and, as netlink_unicast() has it, they count
+ *     as sent; the missed count such a record carried (or a record its
+ *     filter cut short) goes with the next one. An exiting thread never
+ *     waits for a listener.
  *   - A listener lives as long as its socket (the family's per-socket
  *     private data): closing the socket ends it, as deregistering does.
  *   - A listener receives only the records of tasks it could ptrace-read
@@ -109,11 +111,11 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 
 /* Serializes registrations; protects every listener's @cpus. */
 static DEFINE_MUTEX(recount_listeners_mutex);
-/* Listening sockets, under recount_listeners_mutex: while there are, the key is on. */
+/* Listening sockets, written under recount_listeners_mutex: while there are, the key is on. */
 static unsigned int recount_nr_listeners;
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
 
-/* A network namespace's listening sockets, under recount_listeners_mutex. */
+/* A network namespace's listening sockets, written under recount_listeners_mutex. */
 struct recount_net {
 	unsigned int listeners;
 };
@@ -130,7 +132,7 @@ static struct recount_net *recount_pernet(const struct net *net)
 	return net_generic(net, recount_net_id);
 }
 
-/* A listener's socket holds its namespace: the count is down before it goes. */
+/* A listener's socket, a user's, holds its namespace: the count is down before it goes. */
 static void recount_net_listeners_add(const struct recount_listener *l, int n)
 {
 	struct recount_net *rn = recount_pernet(sock_net(l->sk));
@@ -209,7 +211,11 @@ static struct sk_buff *recount_exit_build(const struct recount_exit_records *rec
 	u32 code;
 	int err;
 
-	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL);
+	/*
+	 * Not of the memory reserves, whose skbs only SOCK_MEMALLOC sockets
+	 * take: an exiting OOM victim's record is missed, not refused.
+	 */
+	msg = genlmsg_new(recount_nl_record_size(), GFP_KERNEL | __GFP_NOMEMALLOC);
 	if (!msg)
 		return NULL;
 	if (!genlmsg_put(msg, 0, 0, &recount_nl_family, 0, RECOUNT_CMD_EXIT))
@@ -236,12 +242,17 @@ nospace:
  * holds @l's port id, but on @l's own: netlink_release() frees the port
  * (netlink_remove()) before the listener ends (genl_release()), and another
  * socket may bind it in between. Never blocks: a full receive buffer drops
- * @msg (and sets the socket's ENOBUFS). Consumes @msg; returns 0 if queued,
- * or if the socket's own filter refused it: as for netlink_unicast(), that
- * is no loss.
+ * @msg (and sets the socket's ENOBUFS). Consumes @msg.
+ *
+ * Return: 0 if queued whole; 1 if the socket's own filter refused it, or
+ * cut it short (a classic BPF filter's length), so that its missed count
+ * did not arrive: as for netlink_unicast(), that is no loss of the record;
+ * a negative errno if it was dropped, for want of room or of memory (an
+ * skb of the memory reserves, which only SOCK_MEMALLOC sockets take).
  */
 static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 {
+	unsigned int len = msg->len;
 	struct sock *sk = l->sk;
 	long timeo = 0;
 	int err;
@@ -250,16 +261,19 @@ static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 	sock_hold(sk);
 	skb_reset_network_header(msg);
 	skb_reset_mac_header(msg);
-	if (sk_filter(sk, msg)) {
+	err = sk_filter(sk, msg);
+	if (err) {
 		kfree_skb(msg);
 		sock_put(sk);
-		return 0;
+		return err == -ENOMEM ? err : 1;
 	}
 	err = netlink_attachskb(sk, msg, &timeo, sock_net(sk)->genl_sock);
 	if (err)
 		return err;
+	if (msg->len < len)
+		err = 1;
 	netlink_sendskb(sk, msg);
-	return 0;
+	return err;
 }
 
 /* Send @l a copy of @record, with what @l missed; or count it missed. */
@@ -267,13 +281,15 @@ static void recount_exit_send(struct recount_listener *l, const struct sk_buff *
 {
 	struct sk_buff *msg;
 	long missed;
+	int err;
 
 	/*
 	 * The copy has the record's bytes and room for the missed count only:
 	 * the receive buffer is charged for what it holds.
 	 */
 	msg = record ? skb_copy_expand(record, skb_headroom(record),
-				       nla_total_size_64bit(sizeof(u64)), GFP_KERNEL) : NULL;
+				       nla_total_size_64bit(sizeof(u64)),
+				       GFP_KERNEL | __GFP_NOMEMALLOC) : NULL;
 	if (!msg) {
 		atomic_long_inc(&l->missed);
 		return;
@@ -285,8 +301,9 @@ static void recount_exit_send(struct recount_listener *l, const struct sk_buff *
 		return;
 	}
 	nlmsg_end(msg, nlmsg_hdr(msg));
-	if (recount_exit_unicast(l, msg))
-		atomic_long_add(missed + 1, &l->missed);
+	err = recount_exit_unicast(l, msg);
+	if (err)
+		atomic_long_add(err > 0 ? missed : missed + 1, &l->missed);
 }
 
 /*
@@ -556,9 +573,11 @@ unsigned int recount_nr_sockets_listening(const struct net *net)
 }
 
 /**
- * recount_listeners_init() - set up the per-CPU lists of listeners, the
- *	bound of a user's listening sockets in the initial user namespace, and
- *	the count of each network namespace's
+ * recount_listeners_init() - set up the listeners' state
+ *
+ * The per-CPU lists of listeners, the bound of a user's listening sockets
+ * in the initial user namespace, and the count of each network namespace's
+ * listening sockets.
  *
  * Return: 0, or the error of register_pernet_subsys().
  */
@@ -575,4 +594,14 @@ int __init recount_listeners_init(void)
 		INIT_LIST_HEAD(&cl->list);
 	}
 	return register_pernet_subsys(&recount_net_ops);
+}
+
+/**
+ * recount_listeners_exit() - undo recount_listeners_init()
+ *
+ * If the family cannot be registered after all.
+ */
+void __init recount_listeners_exit(void)
+{
+	unregister_pernet_subsys(&recount_net_ops);
 }

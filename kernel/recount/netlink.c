@@ -1165,6 +1165,9 @@ int recount_nl_put_kind_cpus(struct sk_buff *msg,
 
 	for (k = 0; k < RECOUNT_NR_KINDS; k++) {
 		len = snprintf(NULL, 0, "%*pbl", nbits, kinds[k]) + 1;
+		/* The nest's length is 16 bits, as any attribute's. */
+		if (NLA_HDRLEN + nla_total_size(sizeof(u32)) + nla_total_size(len) > U16_MAX)
+			return -EMSGSIZE;
 		nest = nla_nest_start(msg, RECOUNT_A_KIND_CPUS);
 		if (!nest || nla_put_u32(msg, RECOUNT_A_KIND_CPUS_KIND, k))
 			return -EMSGSIZE;
@@ -1911,6 +1914,11 @@ static int __init recount_nl_init(void)
 {
 	int err = recount_listeners_init();
 
-	return err ?: genl_register_family(&recount_nl_family);
+	if (err)
+		return err;
+	err = genl_register_family(&recount_nl_family);
+	if (err)
+		recount_listeners_exit();
+	return err;
 }
 late_initcall(recount_nl_init);

@@ -1303,28 +1303,36 @@ static void recount_test_kind_cpus_fit(struct kunit *test)
 		__set_bit(cpu, bits[cpu % RECOUNT_NR_KINDS]);
 	size = recount_nl_kind_cpus_size(kinds, nbits);
 	KUNIT_EXPECT_GT(test, size, 2 * 16384);
+	want = kunit_kzalloc(test, 6 * nbits, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
 	msg = nlmsg_new(size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, msg);
-	KUNIT_ASSERT_EQ(test, recount_nl_put_kind_cpus(msg, kinds, nbits), 0);
+	/* Expectations only from here: the message is freed at the end. */
+	if (recount_nl_put_kind_cpus(msg, kinds, nbits)) {
+		KUNIT_FAIL(test, "%zu bytes are not room for the lists", size);
+		goto out;
+	}
 	KUNIT_EXPECT_EQ(test, msg->len, size);
-
-	want = kunit_kzalloc(test, 8 * nbits, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, want);
 	nla_for_each_attr(a, (struct nlattr *)msg->data, msg->len, rem) {
-		KUNIT_ASSERT_EQ(test, nla_type(a), RECOUNT_A_KIND_CPUS);
-		KUNIT_ASSERT_EQ(test, nla_parse_nested_deprecated(tb, RECOUNT_A_KIND_CPUS_MAX, a,
-								  NULL, NULL), 0);
-		KUNIT_ASSERT_NOT_NULL(test, tb[RECOUNT_A_KIND_CPUS_KIND]);
-		KUNIT_ASSERT_NOT_NULL(test, tb[RECOUNT_A_KIND_CPUS_CPUS]);
+		KUNIT_EXPECT_EQ(test, nla_type(a), RECOUNT_A_KIND_CPUS);
+		if (nla_parse_nested_deprecated(tb, RECOUNT_A_KIND_CPUS_MAX, a, NULL, NULL) ||
+		    !tb[RECOUNT_A_KIND_CPUS_KIND] || !tb[RECOUNT_A_KIND_CPUS_CPUS]) {
+			KUNIT_FAIL(test, "kind nest %d lacks its kind or its list", n);
+			goto out;
+		}
 		k = nla_get_u32(tb[RECOUNT_A_KIND_CPUS_KIND]);
-		KUNIT_ASSERT_EQ(test, k, n);
-		snprintf(want, 8 * nbits, "%*pbl", nbits, kinds[k]);
+		KUNIT_EXPECT_EQ(test, k, n);
+		if (k >= RECOUNT_NR_KINDS)
+			goto out;
+		snprintf(want, 6 * nbits, "%*pbl", nbits, kinds[k]);
 		KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[RECOUNT_A_KIND_CPUS_CPUS]), want);
 		KUNIT_EXPECT_EQ(test, nla_len(tb[RECOUNT_A_KIND_CPUS_CPUS]), strlen(want) + 1);
 		n++;
 	}
+	KUNIT_EXPECT_EQ(test, rem, 0);
 	KUNIT_EXPECT_EQ(test, n, RECOUNT_NR_KINDS);
 	KUNIT_EXPECT_EQ(test, strncmp(want, "1,3,5,", 6), 0);
+out:
 	kfree_skb(msg);
 }
 

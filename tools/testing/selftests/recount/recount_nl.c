@@ -369,7 +369,8 @@ static void parse_done(struct nlmsghdr *nlh, struct rnl_reply *reply)
 int rnl_transact(struct rnl *nl, struct rnl_msg *m, struct rnl_reply *reply)
 {
 	__u32 seq = ((struct nlmsghdr *)m->buf)->nlmsg_seq;
-	__u64 msgs[2048];
+	/* A get-info reply lists CPUs: up to 5 bytes a CPU on large machines. */
+	__u64 msgs[8192];
 	char *buf = (char *)msgs;
 	bool done = false;
 
