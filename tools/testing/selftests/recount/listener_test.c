@@ -523,6 +523,45 @@ TEST_F_TIMEOUT(recount, exit_storm_loses_nothing_silently, 300)
 static struct sock_filter drop_all = BPF_STMT(BPF_RET | BPF_K, 0);
 static const struct sock_fprog drop_all_prog = { .len = 1, .filter = &drop_all };
 
+/* Attach a filter that drops every message to @fd, or detach it. */
+static int drop_all_on(int fd, bool on)
+{
+	if (on)
+		return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop_all_prog,
+				  sizeof(drop_all_prog));
+	return setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &(int){ 0 }, sizeof(int));
+}
+
+/* Have @n threads exit, one after another: 0, or -1 if one did not start. */
+static int threads_exit(int n)
+{
+	pthread_t th;
+
+	while (n--) {
+		if (pthread_create(&th, NULL, nothing, NULL))
+			return -1;
+		pthread_join(th, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Read exit records until none comes for @ms: add those of this test's
+ * threads to @ours and their missed counts to @missed. Returns how many.
+ */
+static int read_exits(struct rnl *nl, int ms, int *ours, unsigned long long *missed)
+{
+	struct rnl_record rec;
+	int n = 0;
+
+	while (rnl_next_exit(nl, &rec, ms) == 1) {
+		n++;
+		*ours += rec.tgid == (__u32)getpid();
+		*missed += rec.missed;
+	}
+	return n;
+}
+
 /*
  * A record the listener's own socket filter refuses is not lost: the socket
  * chose not to take it, and, as for any netlink message a filter drops, it
@@ -533,30 +572,19 @@ static const struct sock_fprog drop_all_prog = { .len = 1, .filter = &drop_all }
  */
 TEST_F(recount, filtered_records_are_not_missed)
 {
-	int i, received = 0, ours = 0, rcvbuf = 8 << 20;
+	int received, ours = 0, rcvbuf = 8 << 20;
 	unsigned long long missed = 0;
-	struct rnl_record rec;
 	struct rnl_reply r;
 	struct rnl listener;
-	pthread_t th;
 
 	ASSERT_EQ(0, rnl_open(&listener));
 	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)));
 	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
-	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop_all_prog,
-				sizeof(drop_all_prog)));
-	for (i = 0; i < 10; i++) {
-		ASSERT_EQ(0, pthread_create(&th, NULL, nothing, NULL));
-		pthread_join(th, NULL);
-	}
-	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_DETACH_FILTER, &i, sizeof(i)));
-	ASSERT_EQ(0, pthread_create(&th, NULL, nothing, NULL));
-	pthread_join(th, NULL);
-	while (rnl_next_exit(&listener, &rec, 500) == 1) {
-		received++;
-		ours += rec.tgid == (__u32)getpid();
-		missed += rec.missed;
-	}
+	ASSERT_EQ(0, drop_all_on(listener.fd, true));
+	ASSERT_EQ(0, threads_exit(10));
+	ASSERT_EQ(0, drop_all_on(listener.fd, false));
+	ASSERT_EQ(0, threads_exit(1));
+	received = read_exits(&listener, 500, &ours, &missed);
 	rnl_close(&listener);
 	TH_LOG("%d records after the filter, %d of this test's threads", received, ours);
 	EXPECT_EQ(1, ours);
@@ -572,36 +600,25 @@ TEST_F(recount, filtered_records_are_not_missed)
  */
 TEST_F(recount, filtered_record_keeps_the_missed_count)
 {
-	int i, rcvbuf = 1, ours = 0;
+	int rcvbuf = 1, ours = 0;
 	unsigned long long missed = 0;
-	struct rnl_record rec;
 	struct rnl_reply r;
 	struct rnl listener;
-	pthread_t th;
 
 	ASSERT_EQ(0, rnl_open(&listener));
 	ASSERT_EQ(0, rnl_listen(&listener, true, every_cpu(), &r)) TH_LOG("%s", r.extack);
 	/* The smallest buffer takes one record, whatever its size: the rest are missed. */
 	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)));
-	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, pthread_create(&th, NULL, nothing, NULL));
-		pthread_join(th, NULL);
-	}
-	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop_all_prog,
-				sizeof(drop_all_prog)));
-	ASSERT_EQ(0, pthread_create(&th, NULL, nothing, NULL));
-	pthread_join(th, NULL);
-	while (rnl_next_exit(&listener, &rec, 200) == 1)
-		missed += rec.missed;
-	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_DETACH_FILTER, &i, sizeof(i)));
+	ASSERT_EQ(0, threads_exit(4));
+	ASSERT_EQ(0, drop_all_on(listener.fd, true));
+	ASSERT_EQ(0, threads_exit(1));
+	read_exits(&listener, 200, &ours, &missed);
+	ASSERT_EQ(0, drop_all_on(listener.fd, false));
 	rcvbuf = 8 << 20;
 	ASSERT_EQ(0, setsockopt(listener.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)));
-	ASSERT_EQ(0, pthread_create(&th, NULL, nothing, NULL));
-	pthread_join(th, NULL);
-	while (rnl_next_exit(&listener, &rec, 500) == 1) {
-		ours += rec.tgid == (__u32)getpid();
-		missed += rec.missed;
-	}
+	ASSERT_EQ(0, threads_exit(1));
+	ours = 0;
+	read_exits(&listener, 500, &ours, &missed);
 	rnl_close(&listener);
 	TH_LOG("%llu records reported missed", missed);
 	EXPECT_EQ(1, ours);
