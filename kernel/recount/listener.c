@@ -111,8 +111,7 @@ static DEFINE_PER_CPU(struct recount_cpu_listeners, recount_cpu_listeners);
 
 /* Serializes registrations; protects every listener's @cpus. */
 static DEFINE_MUTEX(recount_listeners_mutex);
-/* Listening sockets, written under recount_listeners_mutex: while there are, the key is on. */
-static unsigned int recount_nr_listeners;
+/* On while a socket listens: its count is the listeners'. */
 DEFINE_STATIC_KEY_FALSE(recount_listening_key);
 
 /* A network namespace's listening sockets, written under recount_listeners_mutex. */
@@ -247,8 +246,7 @@ nospace:
  * Return: 0 if queued whole; 1 if the socket's own filter refused it, or
  * cut it short (a classic BPF filter's length), so that its missed count
  * did not arrive: as for netlink_unicast(), that is no loss of the record;
- * a negative errno if it was dropped, for want of room or of memory (an
- * skb of the memory reserves, which only SOCK_MEMALLOC sockets take).
+ * a negative errno if a full receive buffer dropped it.
  */
 static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 {
@@ -261,11 +259,10 @@ static int recount_exit_unicast(struct recount_listener *l, struct sk_buff *msg)
 	sock_hold(sk);
 	skb_reset_network_header(msg);
 	skb_reset_mac_header(msg);
-	err = sk_filter(sk, msg);
-	if (err) {
+	if (sk_filter(sk, msg)) {
 		kfree_skb(msg);
 		sock_put(sk);
-		return err == -ENOMEM ? err : 1;
+		return 1;
 	}
 	err = netlink_attachskb(sk, msg, &timeo, sock_net(sk)->genl_sock);
 	if (err)
@@ -400,16 +397,22 @@ static void recount_listener_unlink(struct recount_listener *l, const struct cpu
 	cpumask_andnot(&l->cpus, &l->cpus, cpus);
 }
 
-static void recount_listener_free(struct recount_listener *l)
+/* Drop what @l holds, and free it. */
+static void recount_listener_release(struct recount_listener *l)
 {
 	if (l->ucounts)
 		dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
-	recount_net_listeners_add(l, -1);
 	kfree(l);
-	if (!--recount_nr_listeners)
-		static_branch_disable(&recount_listening_key);
+}
+
+/* End a registered listener. */
+static void recount_listener_free(struct recount_listener *l)
+{
+	recount_net_listeners_add(l, -1);
+	recount_listener_release(l);
+	static_branch_dec(&recount_listening_key);
 }
 
 /**
@@ -488,21 +491,15 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 	if (!rs->listener) {
 		rs->listener = l;
 		recount_net_listeners_add(l, 1);
-		if (!recount_nr_listeners++)
-			static_branch_enable(&recount_listening_key);
+		static_branch_inc(&recount_listening_key);
 	}
 	return 0;
 
 nomem:
 	list_for_each_entry_safe(e, tmp, &entries, node)
 		kfree(e);
-	if (!rs->listener) {
-		if (l->ucounts)
-			dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
-		put_pid_ns(l->pid_ns);
-		put_cred(l->cred);
-		kfree(l);
-	}
+	if (!rs->listener)
+		recount_listener_release(l);
 	return -ENOMEM;
 }
 
