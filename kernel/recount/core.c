@@ -103,6 +103,7 @@
 #include <linux/seqlock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/syscore_ops.h>
 #include <linux/sysctl.h>
 
 #include "internal.h"
@@ -1209,6 +1210,52 @@ static int recount_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/**
+ * recount_suspend() - stop accounting the last CPU as the system sleeps
+ * @data: unused
+ *
+ * Suspend to RAM and hibernation take every CPU but one offline, each of
+ * which stops accounting in recount_idle_dead(), then suspend the last one,
+ * with interrupts disabled (syscore_suspend()). The time the system sleeps
+ * is nobody's: the last CPU stops accounting as an offline CPU does, and
+ * starts again as it resumes. Its clock may run through the sleep (arm64's
+ * counter does) or start again from anywhere (a TSC after S3): the
+ * scheduler's clock hides both as well (sched_clock_suspend(),
+ * tsc_restore_sched_clock_state()).
+ *
+ * Return: 0.
+ */
+int recount_suspend(void *data)
+{
+	if (recount_enabled())
+		__recount_idle_dead();
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_suspend);
+
+/**
+ * recount_resume() - start accounting the last CPU again as the system wakes
+ * @data: unused
+ *
+ * Its first accounting point since recount_suspend() starts it afresh and
+ * charges nothing. Interrupts disabled (syscore_resume()).
+ */
+void recount_resume(void *data)
+{
+	if (recount_enabled())
+		recount_account_current(false);
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_resume);
+
+static const struct syscore_ops recount_syscore_ops = {
+	.suspend = recount_suspend,
+	.resume = recount_resume,
+};
+
+static struct syscore recount_syscore = {
+	.ops = &recount_syscore_ops,
+};
+
 static bool recount_boot_on __initdata;
 
 static int __init recount_setup(char *str)
@@ -1320,6 +1367,7 @@ static int __init recount_init(void)
 	if (ret < 0)
 		pr_warn("recount: no CPU hotplug callbacks (%d): CPUs that come online will not count cycles\n",
 			ret);
+	register_syscore(&recount_syscore);
 	recount_sysctl_init();
 	if (recount_boot_on) {
 		guard(mutex)(&recount_control_mutex);

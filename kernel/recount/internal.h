@@ -678,6 +678,8 @@ void recount_process_read(struct signal_struct *sig,
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *usage);
 void recount_children_read(struct signal_struct *sig, struct recount_usage *usage,
 			   struct recount_runtime *runtime);
+int recount_suspend(void *data);
+void recount_resume(void *data);
 u32 recount_metrics_supported(void);
 
 DECLARE_PER_CPU(struct recount_cpu, recount_cpus);

@@ -1187,6 +1187,44 @@ static void recount_test_record_comm(struct kunit *test)
 }
 
 /*
+ * Suspend to RAM and hibernation (syscore_suspend(): the other CPUs
+ * offline, interrupts disabled): what the last CPU does from its suspend to
+ * its resume is nobody's time, as the 20 ms it spins here are neither the
+ * suspending thread's nor its CPU's, whatever its clock did meanwhile.
+ */
+static void recount_test_suspend(struct kunit *test)
+{
+	struct recount_cpu_usage a, b;
+	unsigned int cpu;
+	u64 time, cpu_time;
+	int l;
+
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	preempt_disable();
+	cpu = smp_processor_id();
+	time = recount_test_self_time();
+	recount_cpu_read(cpu, &a);
+	local_irq_disable();
+	recount_suspend(NULL);
+	mdelay(20);
+	recount_resume(NULL);
+	local_irq_enable();
+	time = recount_test_self_time() - time;
+	recount_cpu_read(cpu, &b);
+	preempt_enable();
+
+	cpu_time = b.idle_time - a.idle_time;
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		cpu_time += b.usage.level[l].time - a.usage.level[l].time;
+	kunit_info(test, "20 ms suspended: the thread was charged %llu us, its CPU %llu us",
+		   time / NSEC_PER_USEC, cpu_time / NSEC_PER_USEC);
+	/* Its own work around the suspend takes a millisecond, five with KCSAN. */
+	KUNIT_EXPECT_LT(test, time, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LT(test, cpu_time, 10 * NSEC_PER_MSEC);
+}
+
+/*
  * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
  * the idle task's) idles the CPU: the injected time is the CPU's idle time,
  * not the injecting thread's kernel time.
@@ -1352,6 +1390,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
+	KUNIT_CASE(recount_test_suspend),
 	KUNIT_CASE(recount_test_record_size),
 	KUNIT_CASE(recount_test_record_of_reaped),
 	KUNIT_CASE(recount_test_record_of_track),

@@ -861,12 +861,22 @@ TEST_F(recount, children_are_added_when_reaped)
 	EXPECT_TRUE(exit_rec.has_children);
 	EXPECT_EQ(rnl_cpu_time(&child.children), rnl_cpu_time(&exit_rec.children));
 
-	/* Once reaped, both, as getrusage() counts them, within 2% and 2 ms. */
+	/*
+	 * Once reaped, both: at least what the child's exit record said of it
+	 * and of its children, and as getrusage() counts them. That is the
+	 * children's sum_exec_runtime, which gives a thread woken on an idle
+	 * CPU the time from its wakeup to its switch, whatever the CPU does
+	 * meanwhile on its way out of idle (softirqs included), which recount
+	 * charges to the CPU: up to milliseconds on a debug kernel under
+	 * emulation (8.7 of 263 in one run). Within 2% and 2 ms above, 5% and
+	 * 5 ms below.
+	 */
 	got = rnl_cpu_time(&after.children) - rnl_cpu_time(&before.children);
 	TH_LOG("children: %llu us by recount, %llu us by getrusage()", got / 1000,
 	       (ru1 - ru0) / 1000);
 	EXPECT_GE(got, rnl_cpu_time(&child.children) + 95 * MS);
-	EXPECT_GE(got + (ru1 - ru0) / 50 + 2 * MS, ru1 - ru0);
+	EXPECT_GE(got, rnl_cpu_time(&exit_rec.usage) + rnl_cpu_time(&exit_rec.children));
+	EXPECT_GE(got + (ru1 - ru0) / 20 + 5 * MS, ru1 - ru0);
 	EXPECT_LE(got, ru1 - ru0 + (ru1 - ru0) / 50 + 2 * MS);
 	EXPECT_GE(after.children_runtime.wait[RNL_QUEUE].count -
 		  before.children_runtime.wait[RNL_QUEUE].count, 2);
