@@ -1191,6 +1191,7 @@ int recount_restart(void)
 {
 	return recount_reconfigure(NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_restart);
 
 /*
  * A CPU coming online got its counters (pmu.c): it starts from them. One

@@ -780,6 +780,8 @@ struct recount_nl_format {
 
 size_t recount_nl_record_size(void);
 bool recount_nl_capable(const struct sk_buff *skb, int cap);
+const struct cred *recount_nl_opener(const struct sk_buff *skb, const struct cred *cred);
+bool recount_nl_may_read_current(const struct cred *cred);
 u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu);
 int recount_nl_fill_thread(struct sk_buff *msg, struct task_struct *t,
 			   struct pid_namespace *ns, const struct recount_nl_format *fmt);
@@ -829,7 +831,12 @@ enum recount_kind recount_kind_of_capacity(unsigned long capacity,
 /* pmu.c: cycles and instructions */
 DECLARE_STATIC_KEY_FALSE(recount_pmu_key);
 
-/* Which of its counters a CPU has: struct recount_pmu's @ready. */
+/*
+ * Which of its counters a CPU has: struct recount_pmu's @ready. NONE until it
+ * is given them (coming online) and once they go (going offline, recount
+ * off); SOME once given them if some, or all, could not be created, whose
+ * reads fail.
+ */
 enum recount_pmu_ready {
 	RECOUNT_PMU_NONE,
 	RECOUNT_PMU_SOME,
@@ -1004,6 +1011,10 @@ int recount_pmu_start(void);
 void recount_pmu_stop(void);
 void recount_pmu_forget(void);
 bool recount_pmu_supported(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct perf_event *recount_pmu_perf_create(struct perf_event_attr *attr, unsigned int cpu);
+const struct recount_pmu *recount_pmu_of(unsigned int cpu);
+#endif
 int recount_pmu_cpu_online(unsigned int cpu);
 int recount_pmu_cpu_offline(unsigned int cpu);
 

@@ -30,7 +30,9 @@
  *     private data): closing the socket ends it, as deregistering does.
  *   - A listener receives only the records of tasks it could ptrace-read
  *     (PTRACE_MODE_READ_FSCREDS, with the credentials it registered with,
- *     security modules' ptrace hooks included: what /proc would show it),
+ *     security modules' ptrace hooks included: what /proc would show it;
+ *     where another task wrote the registration on the socket, with its
+ *     opener's too),
  *     unless it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN in the
  *     initial user namespace, as taskstats' listeners do; of their PMU
  *     counts, what perf would have let it count when it registered
@@ -77,6 +79,8 @@
  * @sk: the socket, whose family private data the listener is: it ends as
  *	the socket closes (genl_release()), before the socket is freed
  * @cred: the credentials the socket registered with
+ * @opener: the socket opener's, if another task wrote the registration
+ *	(recount_nl_opener()), else NULL
  * @pid_ns: the pid namespace it registered from
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
  * @ucounts: the user's count it is charged to, if not privileged
@@ -87,6 +91,7 @@
 struct recount_listener {
 	struct sock *sk;
 	const struct cred *cred;
+	const struct cred *opener;
 	struct pid_namespace *pid_ns;
 	bool privileged;
 	struct ucounts *ucounts;
@@ -140,45 +145,18 @@ static void recount_net_listeners_add(const struct recount_listener *l, int n)
 }
 
 /*
- * Could @l ptrace-read @t, as ptrace_may_access() decides for
- * PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT, with @l's credentials?
- * @t is current, exiting, its mm not released yet. ptrace_may_access()
- * itself cannot answer: it lets a task read its own thread group, and here
- * the reader is not @t. Its credential and dumpability rules (as
- * __ptrace_may_access() and task_still_dumpable() have them) are repeated
- * here; then security_ptrace_access_check() runs with @l's credentials as
- * the subjective ones (those the hooks take as the tracer's), @t's own
- * as the objective ones (the tracee's): the capability rule (a reader
- * holds every capability @t has) and the security modules that judge the
- * tracer by current's subjective credentials (SELinux, AppArmor, Landlock)
- * decide as they decide for /proc. Smack judges the tracer by current's
- * real credentials, @t's here, so it restricts no listener.
+ * Could @l ptrace-read @t, which is current, exiting, its mm not released
+ * yet: as /proc decides, with the credentials @l registered with
+ * (recount_nl_may_read_current()), and with its socket opener's if another
+ * task wrote the registration (recount_nl_opener()).
  */
 static bool recount_listener_may_read(const struct recount_listener *l,
 				      struct task_struct *t)
 {
-	const struct cred *cred = l->cred, *tcred, *old;
-	struct mm_struct *mm = t->mm;
-	bool ok;
-
 	if (l->privileged)
 		return true;
-	rcu_read_lock();
-	tcred = __task_cred(t);
-	ok = (uid_eq(cred->fsuid, tcred->euid) && uid_eq(cred->fsuid, tcred->suid) &&
-	      uid_eq(cred->fsuid, tcred->uid) && gid_eq(cred->fsgid, tcred->egid) &&
-	      gid_eq(cred->fsgid, tcred->sgid) && gid_eq(cred->fsgid, tcred->gid)) ||
-	     !security_capable(cred, tcred->user_ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
-	rcu_read_unlock();
-	if (ok && (mm ? get_dumpable(mm) != SUID_DUMP_USER : !t->user_dumpable))
-		ok = !security_capable(cred, mm ? mm->user_ns : &init_user_ns, CAP_SYS_PTRACE,
-				       CAP_OPT_NOAUDIT);
-	if (!ok)
-		return false;
-	old = override_creds(cred);
-	ok = !security_ptrace_access_check(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
-	revert_creds(old);
-	return ok;
+	return recount_nl_may_read_current(l->cred) &&
+	       (!l->opener || recount_nl_may_read_current(l->opener));
 }
 
 /*
@@ -404,6 +382,7 @@ static void recount_listener_release(struct recount_listener *l)
 		dec_ucount(l->ucounts, UCOUNT_RECOUNT_LISTENERS);
 	put_pid_ns(l->pid_ns);
 	put_cred(l->cred);
+	put_cred(l->opener);
 	kfree(l);
 }
 
@@ -466,6 +445,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 		l->ucounts = ucounts;
 		l->sk = NETLINK_CB(skb).sk;
 		l->cred = get_current_cred();
+		l->opener = get_cred(recount_nl_opener(skb, current_cred()));
 		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 		l->privileged = privileged;
 		l->withheld = recount_nl_withheld(skb, false);

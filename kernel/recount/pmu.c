@@ -43,6 +43,8 @@
  * time it is charged, and reads until then show it counted nothing.
  */
 
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
 #include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cpu.h>
@@ -73,7 +75,7 @@ DEFINE_PER_CPU(struct recount_pmu, recount_pmus);
 /* Counters wanted on online CPUs; changed under cpus_read_lock(). */
 static bool recount_pmu_wanted;
 
-/* Some CPU had counters when recount last started. */
+/* Some CPU had all its counters when recount last started. */
 static bool recount_pmu_found;
 
 /* The perf_event_attr type of an enum recount_event_type. */
@@ -97,6 +99,39 @@ static void recount_pmu_attr(struct perf_event_attr *attr, u32 type, u64 config,
 	};
 }
 
+/**
+ * recount_pmu_perf_create() - perf_event_create_kernel_counter() of @attr
+ *	on @cpu, without an overflow handler
+ * @attr: the counter
+ * @cpu: the CPU
+ *
+ * KUnit tests stand in for it: perf cannot be made to refuse a counter on
+ * purpose.
+ *
+ * Return: the counter, or an ERR_PTR.
+ */
+VISIBLE_IF_KUNIT struct perf_event *recount_pmu_perf_create(struct perf_event_attr *attr,
+							    unsigned int cpu)
+{
+	KUNIT_STATIC_STUB_REDIRECT(recount_pmu_perf_create, attr, cpu);
+	return perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_pmu_perf_create);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * recount_pmu_of() - a CPU's counters, for KUnit tests
+ * @cpu: the CPU
+ *
+ * Return: its struct recount_pmu.
+ */
+const struct recount_pmu *recount_pmu_of(unsigned int cpu)
+{
+	return per_cpu_ptr(&recount_pmus, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_pmu_of);
+#endif
+
 static struct perf_event *recount_pmu_create(unsigned int cpu, u32 type, u64 config,
 					     enum recount_level level, bool pinned)
 {
@@ -105,7 +140,7 @@ static struct perf_event *recount_pmu_create(unsigned int cpu, u32 type, u64 con
 	struct perf_event *event;
 
 	recount_pmu_attr(&attr, type, config, level, pinned);
-	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	event = recount_pmu_perf_create(&attr, cpu);
 	if (IS_ERR(event))
 		return NULL;
 	/* A flexible counter is scheduled, or waits its turn, as perf sees fit. */
@@ -161,7 +196,7 @@ static void recount_pmu_install_events(unsigned int cpu)
 static bool recount_pmu_install(unsigned int cpu)
 {
 	struct recount_pmu *pmu = per_cpu_ptr(&recount_pmus, cpu);
-	bool all = true, any = false;
+	bool all = true;
 	int l;
 
 	for (l = 0; l < RECOUNT_NR_LEVELS; l++) {
@@ -173,21 +208,15 @@ static bool recount_pmu_install(unsigned int cpu)
 				recount_pmu_create(cpu, PERF_TYPE_HARDWARE,
 						   PERF_COUNT_HW_INSTRUCTIONS, l, true);
 		all &= pmu->cycles[l] && pmu->instructions[l];
-		any |= pmu->cycles[l] || pmu->instructions[l];
 	}
 	/*
-	 * Without cycles and instructions, no event: the PMU is not there. The
-	 * CPU then counts none, of the generation chosen.
+	 * A CPU that could not have a counter (a PMU that does not cover it)
+	 * fails its reads: what runs there has inexact counts, not none.
 	 */
-	if (any) {
-		recount_pmu_install_events(cpu);
-	} else {
-		pmu->nr_events = 0;
-		pmu->event_gen = recount_events_held()->gen;
-	}
+	recount_pmu_install_events(cpu);
 	/* @cpu's accounting points see the pointers first. */
 	barrier();
-	WRITE_ONCE(pmu->ready, all ? RECOUNT_PMU_ALL : any ? RECOUNT_PMU_SOME : RECOUNT_PMU_NONE);
+	WRITE_ONCE(pmu->ready, all ? RECOUNT_PMU_ALL : RECOUNT_PMU_SOME);
 	return all;
 }
 
@@ -257,8 +286,8 @@ int recount_pmu_cpu_offline(unsigned int cpu)
  * Called while recount is off, before it is switched on, with the CPU
  * hotplug lock held.
  *
- * Return: 0, or -ENODEV if no CPU has counters: cycles and instructions are
- * then unsupported.
+ * Return: 0, or -ENODEV if no CPU has all its counters: cycles and
+ * instructions are then unsupported, and no counter is held.
  */
 int recount_pmu_start(void)
 {
@@ -269,6 +298,12 @@ int recount_pmu_start(void)
 	WRITE_ONCE(recount_pmu_wanted, true);
 	for_each_online_cpu(cpu)
 		any |= recount_pmu_install(cpu);
+	if (!any) {
+		/* Cycles and instructions are unsupported: hold no counter. */
+		WRITE_ONCE(recount_pmu_wanted, false);
+		for_each_online_cpu(cpu)
+			recount_pmu_uninstall(cpu);
+	}
 	if (any)
 		static_branch_enable_cpuslocked(&recount_pmu_key);
 	if (any && recount_events_held()->nr)
@@ -308,13 +343,14 @@ void recount_pmu_forget(void)
 /**
  * recount_pmu_supported() - are cycles and instructions counted?
  *
- * Return: true if some CPU had counters when recount last started: its
+ * Return: true if some CPU had all its counters when recount last started: its
  * cycles and instructions are counted, or were until recount stopped.
  */
 bool recount_pmu_supported(void)
 {
 	return READ_ONCE(recount_pmu_found);
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_pmu_supported);
 
 /**
  * recount_pmu_held() - how many PMU counters recount holds

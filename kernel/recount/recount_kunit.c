@@ -7,6 +7,7 @@
  * real accounting point.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
@@ -14,6 +15,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
@@ -1374,6 +1376,78 @@ out:
 	kfree_skb(msg);
 }
 
+/* perf refuses every counter on CPU 1: a PMU that does not cover it. */
+static struct perf_event *recount_test_create_not_on_cpu1(struct perf_event_attr *attr,
+							  unsigned int cpu)
+{
+	if (cpu == 1)
+		return ERR_PTR(-ENOENT);
+	return perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL);
+}
+
+/* perf refuses instructions: a guest PMU without them. */
+static struct perf_event *recount_test_create_no_instructions(struct perf_event_attr *attr,
+							      unsigned int cpu)
+{
+	if (attr->type == PERF_TYPE_HARDWARE && attr->config == PERF_COUNT_HW_INSTRUCTIONS)
+		return ERR_PTR(-ENOENT);
+	return perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL);
+}
+
+/*
+ * A CPU that could not have its counters, while others have theirs, fails
+ * their reads: the counts of what runs there are inexact, not zero (a CPU
+ * not given them yet reads none and loses none).
+ */
+static void recount_test_pmu_cpu_without_counters(struct kunit *test)
+{
+	unsigned int ready;
+
+	if (!recount_enabled() || !recount_pmu_supported())
+		kunit_skip(test, "no PMU counters: cycles and instructions are unsupported here");
+	if (!cpu_online(1))
+		kunit_skip(test, "needs CPU 1 online");
+	kunit_activate_static_stub(test, recount_pmu_perf_create,
+				   recount_test_create_not_on_cpu1);
+	recount_restart();
+	cpus_read_lock();
+	ready = READ_ONCE(recount_pmu_of(1)->ready);
+	cpus_read_unlock();
+	kunit_deactivate_static_stub(test, recount_pmu_perf_create);
+	recount_restart();
+	KUNIT_EXPECT_EQ(test, ready, RECOUNT_PMU_SOME);
+	KUNIT_EXPECT_TRUE(test, recount_pmu_supported());
+}
+
+/*
+ * Where no CPU gets all its counters, cycles and instructions are
+ * unsupported, and recount holds none of the counters it could make: they
+ * would take the PMU from perf for nothing.
+ */
+static void recount_test_pmu_unsupported_holds_none(struct kunit *test)
+{
+	bool supported, held = false;
+	unsigned int cpu;
+	int l;
+
+	if (!recount_enabled() || !recount_pmu_supported())
+		kunit_skip(test, "no PMU counters: cycles and instructions are unsupported here");
+	kunit_activate_static_stub(test, recount_pmu_perf_create,
+				   recount_test_create_no_instructions);
+	recount_restart();
+	supported = recount_pmu_supported();
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+			held |= !!READ_ONCE(recount_pmu_of(cpu)->cycles[l]);
+	cpus_read_unlock();
+	kunit_deactivate_static_stub(test, recount_pmu_perf_create);
+	recount_restart();
+	KUNIT_EXPECT_FALSE(test, supported);
+	KUNIT_EXPECT_FALSE(test, held);
+	KUNIT_EXPECT_TRUE(test, recount_pmu_supported());
+}
+
 static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_kind_cpus_fit),
 	KUNIT_CASE(recount_test_user_clock),
@@ -1382,6 +1456,8 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_ticks_to_ns),
 	KUNIT_CASE(recount_test_split),
 	KUNIT_CASE(recount_test_counter_delta),
+	KUNIT_CASE(recount_test_pmu_cpu_without_counters),
+	KUNIT_CASE(recount_test_pmu_unsupported_holds_none),
 	KUNIT_CASE(recount_test_usage_add_sum),
 	KUNIT_CASE(recount_test_event_generations),
 	KUNIT_CASE(recount_test_wait_stats),

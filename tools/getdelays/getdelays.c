@@ -418,8 +418,11 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 	const struct ts_record *tsr = NULL;
 	const char *why = x->ts_why;
 
-	if (stop_pending())
+	/* Stopped before this record: what it says was missed still counts. */
+	if (stop_pending()) {
+		l->missed += r->missed;
 		return 1;
+	}
 	l->received++;
 	if (r->missed) {
 		l->missed += r->missed;

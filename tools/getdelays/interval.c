@@ -114,14 +114,19 @@ static void sub_usage(struct rc_usage *d, const struct rc_usage *prev, bool clam
 }
 
 /*
- * The kinds of CPUs are matched by kind. A kind the task had not run on at
- * the first read is absent from that read's record: it had nothing on it,
- * and the interval's figures of that kind are the second read's.
+ * The kinds of CPUs are matched by kind. A kind missing from the first
+ * read's record, which has others, had nothing: the interval's figures of
+ * that kind are the second read's. A first read with none was a lean one
+ * on a machine of one kind, which gives none; then the second read's (an
+ * exit record's, which gives them) are totals, not the interval's: they
+ * go, and the usage says it all.
  */
 static void sub_kinds(struct rc_record *d, const struct rc_record *prev, bool clamp, bool events)
 {
 	int i, j;
 
+	if (!prev->nr_kinds)
+		d->nr_kinds = 0;
 	for (i = 0; i < d->nr_kinds; i++)
 		for (j = 0; j < prev->nr_kinds; j++)
 			if (prev->per_kind[j].kind == d->per_kind[i].kind)

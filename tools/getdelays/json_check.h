@@ -62,7 +62,7 @@ static bool json_check_string(struct json_in *in)
 			for (i = 0; i < 4; i++)
 				if (in->p >= in->end || !json_check_hex(*in->p++))
 					return false;
-		} else if (!strchr("\"\\/bfnrt", c)) {
+		} else if (!c || !strchr("\"\\/bfnrt", c)) {
 			return false;
 		}
 	}

@@ -80,7 +80,7 @@ const char usage_text[] =
 "                     order.\n"
 "  -n, --rows N       print only the first N rows of a dump\n"
 "  -l, --loop         with -m, listen until interrupted\n"
-"  -w, --write FILE   also write every record received to FILE, as JSON\n"
+"  -w, --write FILE   also write every record printed to FILE, as JSON\n"
 "                     lines (see --json); SIGHUP reopens FILE (logrotate)\n"
 "  -a, --append       with -w, append to FILE rather than truncate it\n"
 "  -r, --rcvbuf SIZE  the socket's receive buffer (such as 4M): listeners\n"

@@ -395,18 +395,37 @@ static void text_withheld(FILE *f, uint32_t withheld)
 			"  (kernel cycles and instructions: withheld, as perf would not count the kernel for you: kernel.perf_event_paranoid)\n");
 }
 
+/*
+ * @s, at most @size - 1 bytes of it, for a terminal: as ps(1) shows a
+ * command name, a control byte becomes '?'. Any thread can name itself
+ * what it likes (PR_SET_NAME), escape sequences and newlines included.
+ */
+static char *printable(char *buf, size_t size, const char *s)
+{
+	char *p;
+
+	snprintf(buf, size, "%s", s);
+	for (p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return buf;
+}
+
 static void text_title(FILE *f, const struct rc_record *r)
 {
+	char comm[sizeof(r->comm)];
+
+	printable(comm, sizeof(comm), r->comm);
 	if (r->is_exit)
 		fprintf(f, "exit of ");
 	switch (r->type) {
 	case RC_THREAD:
-		fprintf(f, "thread %u (%s) of process %u", r->pid, r->comm, r->tgid);
+		fprintf(f, "thread %u (%s) of process %u", r->pid, comm, r->tgid);
 		if (r->has_parent_tgid)
 			fprintf(f, ", parent %u", r->parent_tgid);
 		break;
 	case RC_PROCESS:
-		fprintf(f, "process %u (%s), all threads", r->tgid, r->comm);
+		fprintf(f, "process %u (%s), all threads", r->tgid, comm);
 		if (r->has_parent_tgid)
 			fprintf(f, ", parent %u", r->parent_tgid);
 		break;
@@ -1653,10 +1672,8 @@ static const char *col_text(char *buf, size_t size, const struct column *c,
 	double d = 0;
 	time_t t;
 
-	if (c->type == COL_TEXT) {
-		snprintf(buf, size, "%.16s", c->text(r));
-		return buf;
-	}
+	if (c->type == COL_TEXT)
+		return printable(buf, size < 17 ? size : 17, c->text(r));
 	v.has = c->get(r, o, &v.v, &d);
 	switch (c->type) {
 	case COL_ID:
@@ -1706,7 +1723,10 @@ void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 
 static void csv_text(FILE *f, const char *s)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
+	char buf[128];
+
+	s = printable(buf, sizeof(buf), s);
+	if (!s[strcspn(s, ",\"")]) {
 		fputs(s, f);
 		return;
 	}

@@ -58,6 +58,10 @@ void rc_close(struct rc_client *c)
 {
 	nl_socket_free(c->sk);
 	c->sk = NULL;
+	free(c->queued);
+	c->queued = NULL;
+	c->nr_queued = 0;
+	c->queue_room = 0;
 }
 
 static struct nla_policy usage_policy[RECOUNT_A_USAGE_MAX + 1] = {
@@ -392,6 +396,11 @@ const char *rc_energy_source_name(uint32_t source)
 	return "unknown";
 }
 
+static int no_seq_check(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;
+}
+
 /* A request in flight: how to decode its replies, and into what. */
 struct rc_request {
 	struct rc_client *c;
@@ -401,10 +410,72 @@ struct rc_request {
 	/* Dumps and exit records: each record, decoded, goes to fn. */
 	rc_record_fn fn;
 	void *arg;
-	bool interrupted, stopped;
+	/* Waiting for exit records (rc_receive()), not answering a request. */
+	bool exits;
+	/* A registration: exit records may fill the socket before its ACK. */
+	bool registering;
+	bool interrupted, stopped, done;
+	/* What fn returned when it stopped. */
+	int stop;
 	/* The last record of a lean dump that gave the state. */
 	struct rc_record first;
 };
+
+/*
+ * Keep an exit record that came while a request was answered, for
+ * rc_receive(): exits go on while a listener registers, and the kernel
+ * sends their records from the moment the listener is in place, before
+ * its ACK. One that cannot be kept counts as missed.
+ */
+static void rc_queue_exit(struct rc_client *c, struct nlattr *attrs, int len)
+{
+	struct rc_record *q;
+	unsigned int room;
+
+	if (c->nr_queued == RC_QUEUE_MAX) {
+		c->queue_missed++;
+		return;
+	}
+	if (c->nr_queued == c->queue_room) {
+		room = c->queue_room ? 2 * c->queue_room : 16;
+		q = realloc(c->queued, room * sizeof(*q));
+		if (!q) {
+			c->queue_missed++;
+			return;
+		}
+		c->queued = q;
+		c->queue_room = room;
+	}
+	if (rc_decode_record(attrs, len, &c->queued[c->nr_queued])) {
+		c->queue_missed++;
+		return;
+	}
+	/* Those lost before it are said with it. */
+	c->queued[c->nr_queued++].missed += c->queue_missed;
+	c->queue_missed = 0;
+}
+
+/*
+ * Give @rec to the request's fn; false if fn stops the request. What was
+ * lost after the records kept meanwhile comes with the first @live one.
+ */
+static bool rc_deliver(struct rc_request *req, struct rc_record *rec, bool live)
+{
+	req->decoded++;
+	/* A lean dump gives the state again only where it changed. */
+	if (rec->has_flags)
+		req->first = *rec;
+	else
+		rc_record_inherit(rec, &req->first);
+	if (req->exits && live) {
+		rec->missed += req->c->queue_missed;
+		req->c->queue_missed = 0;
+	}
+	req->stop = req->fn(rec, req->arg);
+	if (req->stop)
+		req->stopped = true;
+	return !req->stopped;
+}
 
 static int on_valid(struct nl_msg *msg, void *arg)
 {
@@ -415,27 +486,33 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 	if (nlh->nlmsg_type != req->c->family)
 		return NL_SKIP;
+	if (gh->cmd == RECOUNT_CMD_EXIT && !req->exits) {
+		rc_queue_exit(req->c, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0));
+		return NL_SKIP;
+	}
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		req->interrupted = true;
 	if (!req->fn) {
+		/* The one reply: what it says, or that it could not be read. */
+		req->done = true;
 		if (req->decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->out))
 			return NL_STOP;
 		req->decoded = 1;
 		return NL_OK;
 	}
-	if (rc_decode_record(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), &rec))
+	/* The rest of a dump stopped early is read to its end, and dropped. */
+	if (req->stopped)
 		return NL_SKIP;
-	req->decoded++;
-	/* A lean dump gives the state again only where it changed. */
-	if (rec.has_flags)
-		req->first = rec;
-	else
-		rc_record_inherit(&rec, &req->first);
-	if (req->fn(&rec, req->arg)) {
-		req->stopped = true;
-		return NL_STOP;
+	if (rc_decode_record(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), &rec)) {
+		/* An exit record that cannot be read is a record missed. */
+		if (req->exits)
+			req->c->queue_missed++;
+		return NL_SKIP;
 	}
-	return NL_OK;
+	if (rc_deliver(req, &rec, true))
+		return NL_OK;
+	/* Exit records come one to a datagram: none is dropped here. */
+	return req->exits ? NL_STOP : NL_SKIP;
 }
 
 /* The extended ACK's message, from the attributes after an error or DONE. */
@@ -472,6 +549,7 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 	(void)nla;
 	req->c->error = e->error;
+	req->done = true;
 	keep_ack_extack(req->c, e);
 	return NL_STOP;
 }
@@ -481,6 +559,7 @@ static int on_ack(struct nl_msg *msg, void *arg)
 {
 	struct rc_request *req = arg;
 
+	req->done = true;
 	keep_ack_extack(req->c, nlmsg_data(nlmsg_hdr(msg)));
 	return NL_STOP;
 }
@@ -493,6 +572,7 @@ static int on_finish(struct nl_msg *msg, void *arg)
 	int len = (int)nlh->nlmsg_len - NLMSG_LENGTH(sizeof(int));
 	int err;
 
+	req->done = true;
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		req->interrupted = true;
 	if (len < 0)
@@ -503,6 +583,18 @@ static int on_finish(struct nl_msg *msg, void *arg)
 		keep_extack(req->c, (struct nlattr *)((char *)nlmsg_data(nlh) + sizeof(int)), len);
 	}
 	return NL_STOP;
+}
+
+/*
+ * A dump that changed as it was read (NLM_F_DUMP_INTR) is read to its end
+ * all the same, and the caller told (libnl would fail it).
+ */
+static int on_dump_intr(struct nl_msg *msg, void *arg)
+{
+	struct rc_request *req = arg;
+
+	req->interrupted = true;
+	return NL_OK;
 }
 
 /* Build @cmd with attribute @attr = @id unless @attr is 0. */
@@ -525,7 +617,11 @@ static struct nl_msg *rc_request_msg(struct rc_client *c, uint8_t cmd, int flags
 	return msg;
 }
 
-/* Send @msg (consumed) and receive until the answer is complete. */
+/*
+ * Send @msg (consumed) and receive until the answer is complete: its reply,
+ * its ACK, an error, or a dump's end. Exit records that come meanwhile are
+ * kept for rc_receive().
+ */
 static int rc_transact(struct rc_client *c, struct nl_msg *msg, struct rc_request *req)
 {
 	struct nl_cb *cb;
@@ -546,13 +642,25 @@ static int rc_transact(struct rc_client *c, struct nl_msg *msg, struct rc_reques
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, req);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, req);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
-	err = nl_recvmsgs(c->sk, cb);
+	do {
+		err = nl_recvmsgs(c->sk, cb);
+		/*
+		 * Exit records filled the socket, and its ACK was dropped:
+		 * they come only once the listener is in place, so it is, and
+		 * the kernel counts what they lost.
+		 */
+		if (err == -NLE_NOMEM && errno == ENOBUFS && req->registering) {
+			req->done = true;
+			err = 0;
+		}
+	} while (err >= 0 && !req->done);
 	nl_cb_put(cb);
 	if (c->error)
 		return c->error;
 	if (req->stopped)
-		return 0;
+		return req->stop < 0 ? req->stop : -ECANCELED;
 	if (err < 0 || (!req->fn && !req->decoded))
 		return -EPROTO;
 	return 0;
@@ -592,9 +700,6 @@ static int rc_dump_once(struct rc_client *c, enum recount_scope scope, uint32_t 
 	err = rc_transact(c, msg, &req);
 	if (interrupted)
 		*interrupted = req.interrupted;
-	/* A dump stopped early leaves the rest of it on the socket. */
-	if (!err && req.stopped)
-		nl_recvmsgs_default(c->sk);
 	return err;
 }
 
@@ -754,15 +859,10 @@ int rc_get_rcvbuf(struct rc_client *c)
 
 int rc_listen(struct rc_client *c, const char *cpulist, bool reg)
 {
-	struct rc_request req = { .c = c };
+	struct rc_request req = { .c = c, .registering = reg };
 	struct nl_msg *msg;
-	int one = 1;
+	int one = 1, err;
 
-	/*
-	 * The kernel counts what overflows and says so in the next record
-	 * (RECOUNT_A_MISSED): an ENOBUFS error from recv() would only repeat it.
-	 */
-	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
 	msg = rc_request_msg(c, reg ? RECOUNT_CMD_REGISTER : RECOUNT_CMD_DEREGISTER, 0, 0, 0);
 	if (msg && nla_put_string(msg, RECOUNT_A_CPUMASK, cpulist) < 0) {
 		nlmsg_free(msg);
@@ -773,22 +873,40 @@ int rc_listen(struct rc_client *c, const char *cpulist, bool reg)
 		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
 	req.fn = NULL;
 	req.decoded = 1;
-	return rc_transact(c, msg, &req);
-}
-
-static int no_seq_check(struct nl_msg *msg, void *arg)
-{
-	return NL_OK;
+	err = rc_transact(c, msg, &req);
+	/*
+	 * Not before the ACK, which a full socket would drop without a word.
+	 * From now on the kernel counts what overflows and says so in the next
+	 * record (RECOUNT_A_MISSED): an ENOBUFS error from recv() would only
+	 * repeat it.
+	 */
+	if (!err && reg)
+		setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one,
+			   sizeof(one));
+	return err;
 }
 
 int rc_receive(struct rc_client *c, int timeout_ms, const sigset_t *sigmask,
 	       rc_record_fn fn, void *arg)
 {
-	struct rc_request req = { .c = c, .fn = fn, .arg = arg };
+	struct rc_request req = { .c = c, .fn = fn, .arg = arg, .exits = true };
 	struct pollfd pfd = { .fd = nl_socket_get_fd(c->sk), .events = POLLIN };
 	struct timespec ts, end;
+	unsigned int i;
 	struct nl_cb *cb;
 	int err;
+
+	/* First the records that came while a request was answered. */
+	for (i = 0; i < c->nr_queued && rc_deliver(&req, &c->queued[i], false); i++)
+		;
+	if (req.stopped)
+		i++;
+	if (i) {
+		memmove(c->queued, c->queued + i, (c->nr_queued - i) * sizeof(*c->queued));
+		c->nr_queued -= i;
+	}
+	if (req.stopped)
+		return 1;
 
 	/* The wait ends @timeout_ms from now, however many records came. */
 	clock_gettime(CLOCK_MONOTONIC, &end);
@@ -858,6 +976,10 @@ void ts_close(struct ts_client *t)
 {
 	nl_socket_free(t->sk);
 	t->sk = NULL;
+	free(t->queued);
+	t->queued = NULL;
+	t->nr_queued = 0;
+	t->queue_room = 0;
 }
 
 static struct nla_policy ts_aggr_policy[TASKSTATS_TYPE_MAX + 1] = {
@@ -908,22 +1030,48 @@ int ts_decode(struct nlattr *attrs, int len, struct ts_record *rec)
 }
 
 struct ts_request {
+	struct ts_client *t;
 	struct ts_record *rec;
 	struct cgroupstats *cg;		/* a CGROUPSTATS_CMD_GET's reply */
 	void (*fn)(const struct ts_record *rec, void *arg);
 	void *arg;
 	int error, decoded;
+	bool done;
 };
+
+/* Keep an exit's record that came while registering, for ts_drain(). */
+static void ts_queue_exit(struct ts_client *t, const struct ts_record *rec)
+{
+	struct ts_record *q;
+	unsigned int room;
+
+	if (t->nr_queued == RC_QUEUE_MAX)
+		return;
+	if (t->nr_queued == t->queue_room) {
+		room = t->queue_room ? 2 * t->queue_room : 16;
+		q = realloc(t->queued, room * sizeof(*q));
+		/* Then it is missed, as one the kernel could not send. */
+		if (!q)
+			return;
+		t->queued = q;
+		t->queue_room = room;
+	}
+	t->queued[t->nr_queued++] = *rec;
+}
 
 static int ts_on_valid(struct nl_msg *msg, void *arg)
 {
 	struct ts_request *req = arg;
-	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct ts_record rec;
 	struct nlattr *a;
 	int rem;
 
+	if (nlh->nlmsg_type != req->t->family)
+		return NL_SKIP;
 	if (req->cg) {
+		req->done = true;
 		nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 			size_t n = nla_len(a);
 
@@ -935,16 +1083,23 @@ static int ts_on_valid(struct nl_msg *msg, void *arg)
 		}
 		return NL_OK;
 	}
-	if (!req->fn) {
+	if (req->rec) {
+		req->done = true;
 		if (!ts_decode(genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), req->rec))
 			req->decoded++;
 		return NL_OK;
 	}
-	/* An exit: the thread's, and with the last thread its process's. */
+	/*
+	 * An exit: the thread's, and with the last thread its process's; kept
+	 * for later if it came while registering.
+	 */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (ts_is_aggr(a) && !ts_decode_aggr(a, &rec)) {
 			req->decoded++;
-			req->fn(&rec, req->arg);
+			if (req->fn)
+				req->fn(&rec, req->arg);
+			else
+				ts_queue_exit(req->t, &rec);
 		}
 	}
 	return NL_OK;
@@ -955,6 +1110,15 @@ static int ts_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	struct ts_request *req = arg;
 
 	req->error = e->error;
+	req->done = true;
+	return NL_STOP;
+}
+
+static int ts_on_ack(struct nl_msg *msg, void *arg)
+{
+	struct ts_request *req = arg;
+
+	req->done = true;
 	return NL_STOP;
 }
 
@@ -985,8 +1149,19 @@ static int ts_transact(struct ts_client *t, int attr, const void *data, int len,
 	if (!cb)
 		return -ENOMEM;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, ts_on_valid, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ts_on_ack, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, ts_on_error, req);
-	err = nl_recvmsgs(t->sk, cb);
+	req->t = t;
+	/* Until the reply, the ACK or an error: exit records may come first. */
+	do {
+		err = nl_recvmsgs(t->sk, cb);
+		/* They filled the socket, and dropped the ACK: as rc_transact(). */
+		if (err == -NLE_NOMEM && errno == ENOBUFS &&
+		    attr == TASKSTATS_CMD_ATTR_REGISTER_CPUMASK) {
+			req->done = true;
+			err = 0;
+		}
+	} while (err >= 0 && !req->done);
 	nl_cb_put(cb);
 	if (req->error)
 		return req->error;
@@ -1021,21 +1196,29 @@ int ts_cgroup(struct ts_client *t, int fd, struct cgroupstats *stats)
 int ts_listen(struct ts_client *t, const char *cpulist)
 {
 	struct ts_request req = {};
-	int one = 1;
+	int one = 1, err;
 
-	setsockopt(nl_socket_get_fd(t->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
-
-	return ts_transact(t, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpulist,
-			   strlen(cpulist) + 1, &req);
+	err = ts_transact(t, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpulist,
+			  strlen(cpulist) + 1, &req);
+	/* Not before the ACK: see rc_listen(). */
+	if (!err)
+		setsockopt(nl_socket_get_fd(t->sk), SOL_NETLINK, NETLINK_NO_ENOBUFS, &one,
+			   sizeof(one));
+	return err;
 }
 
 int ts_drain(struct ts_client *t, void (*fn)(const struct ts_record *rec, void *arg),
 	     void *arg)
 {
-	struct ts_request req = { .fn = fn, .arg = arg };
+	struct ts_request req = { .t = t, .fn = fn, .arg = arg };
 	struct pollfd pfd = { .fd = nl_socket_get_fd(t->sk), .events = POLLIN };
 	struct nl_cb *cb;
+	unsigned int i;
 	int err = 0;
+
+	for (i = 0; i < t->nr_queued; i++)
+		fn(&t->queued[i], arg);
+	t->nr_queued = 0;
 
 	cb = nl_cb_clone(nl_socket_get_cb(t->sk));
 	if (!cb)

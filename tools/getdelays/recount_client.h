@@ -151,7 +151,18 @@ struct rc_client {
 	/* Filled when the kernel answers with an error. */
 	int error;
 	char extack[256];
+	/*
+	 * Exit records that came while a request was being answered (the
+	 * first ones, say, while registering): rc_receive() gives them first.
+	 * Records that could not be kept or decoded count as missed there.
+	 */
+	struct rc_record *queued;
+	unsigned int nr_queued, queue_room;
+	uint64_t queue_missed;
 };
+
+/* Exit records kept while a request is answered, at most; more are missed. */
+#define RC_QUEUE_MAX	1024
 
 enum rc_selector {
 	RC_SEL_PID = RECOUNT_A_PID,
@@ -159,7 +170,11 @@ enum rc_selector {
 	RC_SEL_CPU = RECOUNT_A_CPU,
 };
 
-/* Called for each record of a dump or each exit record; nonzero stops. */
+/*
+ * Called for each record of a dump or each exit record; nonzero stops. A
+ * dump so stopped fails with the value returned if it is negative, else
+ * with -ECANCELED.
+ */
 typedef int (*rc_record_fn)(const struct rc_record *rec, void *arg);
 
 /*
@@ -231,6 +246,9 @@ const char *rc_energy_source_name(uint32_t source);
 struct ts_client {
 	struct nl_sock *sk;
 	int family;
+	/* Exit records that came while registering: ts_drain() gives them first. */
+	struct ts_record *queued;
+	unsigned int nr_queued, queue_room;
 };
 
 /* A task's struct taskstats; the fields a kernel did not send are 0. */

@@ -430,6 +430,12 @@ static void test_interval(void)
 	check(!d.usage.user_ns.has, "a counter that went backwards is absent, not huge");
 	check(d.per_kind[1].user_ns.v == 2 * SEC && d.per_kind[0].user_ns.v == SEC / 2,
 	      "kinds are matched by kind; a new kind's figures are all the interval's");
+	/* A lean read gives no kinds on a machine of one; an exit record does. */
+	p[3].nr_kinds = 0;
+	iv_delta(&p[3], &c[3], 10 * SEC, 11 * SEC, &d);
+	check(!d.nr_kinds,
+	      "after a read without kinds, a record's per-kind totals are not the interval's: %d",
+	      d.nr_kinds);
 
 	/* A CPU: idle share. */
 	{
@@ -865,6 +871,246 @@ static void print_table(FILE *f, void *arg)
 		table_row(f, TABLE_THREADS, &recs[i], &text_opts);
 }
 
+/*
+ * A kernel played by the test: what a client sends is dropped, and each
+ * receive gets the next of the datagrams queued here, as the kernel would
+ * queue them on the socket.
+ */
+static struct {
+	unsigned char data[8][4096];
+	int len[8];
+	int n, next;
+} fake;
+
+/* Queue @msg (freed) in a datagram of its own, or with @join in the last. */
+static void fake_queue(struct nl_msg *msg, bool join)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int i = join ? fake.n - 1 : fake.n++;
+
+	memcpy(fake.data[i] + fake.len[i], nlh, nlh->nlmsg_len);
+	fake.len[i] += NLMSG_ALIGN(nlh->nlmsg_len);
+	nlmsg_free(msg);
+}
+
+static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
+{
+	return nlmsg_hdr(msg)->nlmsg_len;
+}
+
+static int fake_recv(struct nl_sock *sk, struct sockaddr_nl *nla, unsigned char **buf,
+		     struct ucred **creds)
+{
+	int len;
+
+	/* Nothing more: a test that waits for more fails, rather than hangs. */
+	if (fake.next == fake.n)
+		return -NLE_AGAIN;
+	len = fake.len[fake.next];
+	/* The kernel dropped what the socket had no room for (ENOBUFS). */
+	if (len < 0) {
+		fake.next++;
+		errno = ENOBUFS;
+		return -NLE_NOMEM;
+	}
+	*buf = malloc(len);
+	memcpy(*buf, fake.data[fake.next++], len);
+	memset(nla, 0, sizeof(*nla));
+	nla->nl_family = AF_NETLINK;
+	return len;
+}
+
+static struct nl_sock *fake_socket(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cb *cb = nl_socket_get_cb(sk);
+
+	nl_cb_overwrite_send(cb, fake_send);
+	nl_cb_overwrite_recv(cb, fake_recv);
+	nl_cb_put(cb);
+	nl_socket_disable_auto_ack(sk);
+	memset(&fake, 0, sizeof(fake));
+	return sk;
+}
+
+/* An ACK, with error 0. */
+static void fake_ack(void)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_ERROR, 0);
+	struct nlmsgerr *e = nlmsg_reserve(msg, sizeof(*e), NLMSG_ALIGNTO);
+
+	memset(e, 0, sizeof(*e));
+	fake_queue(msg, false);
+}
+
+/* A dump's end, in the datagram of its last records. */
+static void fake_done(void)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI);
+
+	memset(nlmsg_reserve(msg, sizeof(int), NLMSG_ALIGNTO), 0, sizeof(int));
+	fake_queue(msg, true);
+}
+
+static struct nl_msg *fake_record(uint8_t cmd, uint32_t pid, uint64_t missed)
+{
+	struct nl_msg *msg = new_msg(cmd);
+
+	nla_put_u32(msg, RECOUNT_A_PID, pid);
+	nla_put_u32(msg, RECOUNT_A_TGID, pid);
+	nla_put_u32(msg, RECOUNT_A_FLAGS, 0);
+	if (missed)
+		nla_put_u64(msg, RECOUNT_A_MISSED, missed);
+	return msg;
+}
+
+static void fake_exit(uint32_t pid, uint64_t missed)
+{
+	fake_queue(fake_record(RECOUNT_CMD_EXIT, pid, missed), false);
+}
+
+static int count_exits(const struct rc_record *rec, void *arg)
+{
+	uint64_t *got = arg;
+
+	got[0]++;
+	got[1] += rec->missed;
+	got[2] = rec->pid;
+	return 0;
+}
+
+static void count_ts(const struct ts_record *rec, void *arg)
+{
+	uint32_t *got = arg;
+
+	got[0]++;
+	got[1] = rec->id;
+}
+
+/*
+ * The kernel sends exit records from the moment a listener is in place,
+ * before the ACK of its registration: they are kept for rc_receive(), with
+ * what was missed, and the registration still waits for its ACK (a client
+ * that took them for the reply crashed).
+ */
+static void test_exits_while_registering(void)
+{
+	struct taskstats s = { .version = TASKSTATS_VERSION, .cpu_count = 1 };
+	struct rc_client c = { .family = 30 };
+	struct ts_client t = { .family = 30 };
+	uint64_t got[3] = {};
+	uint32_t ts_got[2] = {};
+	struct nl_msg *msg;
+	int err;
+
+	c.sk = fake_socket();
+	fake_exit(700, 2);
+	msg = new_msg(RECOUNT_CMD_EXIT);
+	nla_put(msg, RECOUNT_A_PID, 2, "xx");	/* too short: not a record */
+	fake_queue(msg, false);
+	fake_exit(702, 0);
+	fake_ack();
+	err = rc_listen(&c, "0", true);
+	check(!err && fake.next == fake.n,
+	      "exit records before the REGISTER ACK: it waits for it (%d, %d of %d read)",
+	      err, fake.next, fake.n);
+	check(c.nr_queued == 2, "they are kept for rc_receive(): %u", c.nr_queued);
+	err = rc_receive(&c, 0, NULL, count_exits, got);
+	check(err == 0 && got[0] == 2 && got[2] == 702 && !c.nr_queued,
+	      "rc_receive() gives them first: %d, %llu records, last %llu", err,
+	      (unsigned long long)got[0], (unsigned long long)got[2]);
+	check(got[1] == 3, "with what was missed, the unreadable one too: %llu",
+	      (unsigned long long)got[1]);
+
+	/* Records filled the socket, and the kernel dropped the ACK. */
+	memset(&fake, 0, sizeof(fake));
+	fake_exit(704, 0);
+	fake.len[fake.n++] = -1;
+	err = rc_listen(&c, "0", true);
+	check(!err && c.nr_queued == 1,
+	      "an ACK a full socket lost: the listener is in place (%d, %u kept)", err,
+	      c.nr_queued);
+	rc_close(&c);
+
+	t.sk = fake_socket();
+	msg = new_msg(TASKSTATS_CMD_NEW);
+	put_ts(msg, TASKSTATS_TYPE_AGGR_PID, TASKSTATS_TYPE_PID, 800, &s, sizeof(s));
+	fake_queue(msg, false);
+	fake_ack();
+	err = ts_listen(&t, "0");
+	check(!err && fake.next == fake.n && t.nr_queued == 1,
+	      "taskstats: an exit before the ACK is kept (%d, %u kept)", err, t.nr_queued);
+	err = ts_drain(&t, count_ts, ts_got);
+	check(!err && ts_got[0] == 1 && ts_got[1] == 800, "ts_drain() gives it: %u, id %u",
+	      ts_got[0], ts_got[1]);
+	ts_close(&t);
+}
+
+static int count_records(const struct rc_record *rec, void *arg)
+{
+	return ++*(int *)arg == 2;
+}
+
+/*
+ * A dump the kernel marks interrupted is read whole and said so; one its
+ * callback stops is read to its end (the NLMSG_DONE in the same datagram
+ * as the records), and fails.
+ */
+static void test_dump_ends(void)
+{
+	struct rc_client c = { .family = 30 };
+	bool interrupted = false;
+	struct nl_msg *msg;
+	int n = 0, err, i;
+
+	c.sk = fake_socket();
+	msg = fake_record(RECOUNT_CMD_GET, 700, 0);
+	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_MULTI | NLM_F_DUMP_INTR;
+	fake_queue(msg, false);
+	fake_done();
+	err = rc_dump(&c, RECOUNT_SCOPE_THREADS, 0, count_records, &n, &interrupted);
+	check(!err && n == 1 && interrupted,
+	      "an interrupted dump is read whole, and said so: %d, %d records", err, n);
+
+	memset(&fake, 0, sizeof(fake));
+	n = 0;
+	for (i = 0; i < 3; i++) {
+		msg = fake_record(RECOUNT_CMD_GET, 700 + i, 0);
+		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_MULTI;
+		fake_queue(msg, i > 0);
+	}
+	fake_done();
+	err = rc_dump(&c, RECOUNT_SCOPE_THREADS, 0, count_records, &n, &interrupted);
+	check(err == -ECANCELED && n == 2 && fake.next == fake.n,
+	      "a dump its callback stops is read to its end, and fails: %d, %d records, %d of %d read",
+	      err, n, fake.next, fake.n);
+	rc_close(&c);
+}
+
+/* What a thread names itself reaches a terminal without its control bytes. */
+static void print_named(FILE *f, void *arg)
+{
+	struct rc_record *r = arg;
+
+	table_row(f, TABLE_THREADS, r, &text_opts);
+	out_text_record(f, r, NULL, &text_opts);
+	csv_row(f, TABLE_THREADS, r, &text_opts);
+}
+
+static void test_control_bytes(void)
+{
+	struct rc_record r = sample(101, "\033[2J\n1 1 init\177", 1000000, true);
+	char *out = capture(print_named, &r), *p;
+	int bad = 0;
+
+	for (p = out; *p; p++)
+		bad += (unsigned char)*p < 0x20 && *p != '\n' && *p != ' ';
+	bad += !!strchr(out, '\177');
+	check(!bad && strstr(out, "?[2J?1 1 init?"),
+	      "a command name's control bytes are '?' in tables, text and CSV\n%s", out);
+	free(out);
+}
+
 static void test_table(void)
 {
 	struct rc_record recs[3] = {
@@ -1139,6 +1385,7 @@ static void test_json_check(void)
 		check(json_valid(good[i], strlen(good[i])), "json_check accepts %s", good[i]);
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		check(!json_valid(bad[i], strlen(bad[i])), "json_check rejects %s", bad[i]);
+	check(!json_valid("\"\\\0\"", 4), "json_check rejects a backslash before a NUL");
 }
 
 static struct rc_record iv_sample(void)
@@ -1482,6 +1729,9 @@ int main(void)
 	test_info();
 	test_events();
 	test_json_check();
+	test_exits_while_registering();
+	test_dump_ends();
+	test_control_bytes();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
 	return failures > 255 ? 255 : failures;
 }

@@ -254,6 +254,113 @@ TEST_F(recount, unprivileged_reads_only_its_own)
 }
 
 /*
+ * A request written to a socket that another opened (CVE-2014-0181: the
+ * opener hands it to a privileged program that writes what it is given) is
+ * judged by the opener's credentials too, since the answer goes to the
+ * opener: a get, a dump and a listener registered so give the opener
+ * nothing it could not read itself.
+ */
+struct opener {
+	pid_t pid;		/* nobody, who opened the socket */
+	int fd;			/* the socket, in this process */
+	int release;		/* write end: the child exits when it closes */
+};
+
+static int open_as_nobody(struct opener *o, struct rnl *nl)
+{
+	int up[2], down[2], fd = -1, pidfd;
+	char c;
+
+	if (pipe(up) || pipe(down))
+		return -1;
+	o->pid = fork();
+	if (o->pid < 0)
+		return -1;
+	if (o->pid == 0) {
+		struct rnl own;
+
+		close(up[0]);
+		close(down[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (become_nobody() || rnl_open(&own))
+			_exit(1);
+		if (write(up[1], &own.fd, sizeof(own.fd)) != sizeof(own.fd))
+			_exit(2);
+		/* Until the test is done: then a nobody's process exits. */
+		read(down[0], &c, 1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	o->release = down[1];
+	if (read(up[0], &fd, sizeof(fd)) != sizeof(fd))
+		return -1;
+	close(up[0]);
+	pidfd = syscall(SYS_pidfd_open, o->pid, 0);
+	o->fd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	nl->fd = o->fd;
+	return o->fd < 0 ? -1 : 0;
+}
+
+struct find_tgids {
+	pid_t a, b;
+	bool got_a, got_b;
+};
+
+static void find_tgids(const struct rnl_record *rec, void *arg)
+{
+	struct find_tgids *f = arg;
+
+	f->got_a |= rec->tgid == (__u32)f->a;
+	f->got_b |= rec->tgid == (__u32)f->b;
+}
+
+TEST_F(recount, request_written_by_another_is_judged_by_the_opener)
+{
+	struct find_tgids f = { .a = 1 };
+	struct rnl nl = self->nl;
+	struct rnl_record rec;
+	struct opener o;
+	struct rnl_reply r;
+	bool root_exit = false, nobody_exit = false;
+	int err, status, intr = 0, not_multi = 0;
+	char cpus[32];
+	pid_t root;
+
+	ASSERT_EQ(0, open_as_nobody(&o, &nl)) TH_LOG("%s", strerror(errno));
+	f.b = o.pid;
+	/* init, root's: the writer may read it, the opener may not. */
+	rnl_get(&nl, RECOUNT_A_PID, 1, &r);
+	EXPECT_ERROR(r, -EACCES, "not allowed");
+	rnl_get(&nl, RECOUNT_A_TGID, 1, &r);
+	EXPECT_ERROR(r, -EACCES, "not allowed");
+	/* The opener's own process, which both may read. */
+	EXPECT_EQ(0, rnl_get(&nl, RECOUNT_A_TGID, o.pid, &r)) TH_LOG("%s", r.extack);
+
+	err = rnl_dump(&nl, RECOUNT_SCOPE_PROCESSES, 0, find_tgids, &f, &intr, &not_multi, &r);
+	EXPECT_EQ(0, err) TH_LOG("%s", r.extack);
+	EXPECT_FALSE(f.got_a) TH_LOG("the dump listed init");
+	EXPECT_TRUE(f.got_b) TH_LOG("the dump left out the opener's process");
+
+	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	ASSERT_EQ(0, rnl_listen(&nl, true, cpus, &r)) TH_LOG("%s", r.extack);
+	root = fork();
+	if (root == 0)
+		_exit(0);
+	ASSERT_EQ(root, waitpid(root, &status, 0));
+	close(o.release);
+	ASSERT_EQ(o.pid, waitpid(o.pid, &status, 0));
+	while (!nobody_exit && rnl_next_exit(&nl, &rec, 2000) == 1) {
+		root_exit |= rec.tgid == (__u32)root;
+		nobody_exit |= rec.tgid == (__u32)o.pid;
+	}
+	EXPECT_TRUE(nobody_exit) TH_LOG("no record of the opener's exit");
+	EXPECT_FALSE(root_exit) TH_LOG("a record of a root process's exit");
+	close(o.fd);
+}
+
+/*
  * In a new pid namespace, pids in requests and records are that namespace's:
  * the first process is pid 1, and tasks outside it do not exist.
  */
