@@ -58,11 +58,8 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
-#include <linux/ptrace.h>
 #include <linux/rwsem.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
-#include <linux/security.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
