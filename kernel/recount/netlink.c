@@ -1033,13 +1033,53 @@ int recount_nl_fill_cpu(struct sk_buff *msg, unsigned int cpu,
 EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_cpu);
 
 /*
+ * Hold @t's exec_update_lock for reading across a permission check and the
+ * record it allows, as /proc/PID/io and perf_event_open() hold it: an exec
+ * makes its task another program, with other credentials (set-user-ID),
+ * under it. Without it a read may find a task readable before the exec and
+ * fill its record after. Called under rcu_read_lock(), which keeps @t from
+ * being freed. While an exec holds the lock, waits for it out of the read
+ * section, with a reference to @t that recount_nl_exec_unlock() drops:
+ * what the read section found before, but @t, must be found again.
+ *
+ * Return: 0 with the lock held, 1 with it held after a wait, or -EINTR (a
+ * fatal signal came while it waited) without it.
+ */
+static int recount_nl_exec_lock(struct task_struct *t)
+{
+	struct rw_semaphore *sem = &t->signal->exec_update_lock;
+
+	if (likely(down_read_trylock(sem)))
+		return 0;
+	get_task_struct(t);
+	rcu_read_unlock();
+	if (down_read_killable(sem)) {
+		rcu_read_lock();
+		put_task_struct(t);
+		return -EINTR;
+	}
+	rcu_read_lock();
+	return 1;
+}
+
+/* Release what recount_nl_exec_lock() returned @waited (0 or 1) with. */
+static void recount_nl_exec_unlock(struct task_struct *t, int waited)
+{
+	up_read(&t->signal->exec_update_lock);
+	if (waited)
+		put_task_struct(t);
+}
+
+/*
  * Find the thread (PIDTYPE_PID) or process leader (PIDTYPE_TGID) that @attr
  * names in the caller's pid namespace, if the caller may read it. Called
  * under rcu_read_lock(), which keeps it from being freed: no reference is
- * taken. Returns it, or an ERR_PTR with the reason in extack.
+ * taken, unless an exec was under way (*@waited: see recount_nl_exec_lock(),
+ * whose lock it returns with). Returns it, or an ERR_PTR with the reason in
+ * extack.
  */
 static struct task_struct *recount_nl_find_task(const struct sk_buff *skb, struct genl_info *info,
-						int attr, enum pid_type type)
+						int attr, enum pid_type type, int *waited)
 {
 	struct nlattr *nla = info->attrs[attr];
 	struct task_struct *t;
@@ -1052,8 +1092,14 @@ static struct task_struct *recount_nl_find_task(const struct sk_buff *skb, struc
 			NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such process");
 		return ERR_PTR(-ESRCH);
 	}
+	*waited = recount_nl_exec_lock(t);
+	if (*waited < 0) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nla, "interrupted waiting for the task's exec");
+		return ERR_PTR(*waited);
+	}
 	if (!ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS) ||
 	    !recount_nl_opener_may_read(t, recount_nl_opener(skb, current_cred()))) {
+		recount_nl_exec_unlock(t, *waited);
 		NL_SET_ERR_MSG_ATTR(info->extack, nla,
 				    "not allowed to read this task (needs ptrace read access)");
 		return ERR_PTR(-EACCES);
@@ -1064,7 +1110,8 @@ static struct task_struct *recount_nl_find_task(const struct sk_buff *skb, struc
 /*
  * Fill the record of the thread or process @sel names, under RCU: neither
  * the permission check (task_lock()) nor filling the record blocks but on a
- * spinlock_t, which PREEMPT_RT allows inside RCU. Values of the caller and
+ * spinlock_t, which PREEMPT_RT allows inside RCU, once the task's
+ * exec_update_lock is held (recount_nl_exec_lock()). Values of the caller and
  * its process include this moment; others' do not depend on it: they are
  * spared the accounting point, which reads the PMU counters.
  */
@@ -1074,10 +1121,11 @@ static int recount_nl_fill_task(struct sk_buff *msg, const struct sk_buff *skb,
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct task_struct *t;
-	int err;
+	int err, waited;
 
 	rcu_read_lock();
-	t = recount_nl_find_task(skb, info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID);
+	t = recount_nl_find_task(skb, info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID,
+				 &waited);
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
 	} else if (sel == RECOUNT_A_PID) {
@@ -1094,6 +1142,8 @@ static int recount_nl_fill_task(struct sk_buff *msg, const struct sk_buff *skb,
 		if (err == -ESRCH)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[sel], "no such process");
 	}
+	if (!IS_ERR(t))
+		recount_nl_exec_unlock(t, waited);
 	rcu_read_unlock();
 	return err;
 }
@@ -1561,15 +1611,21 @@ static __always_inline bool recount_nl_dump_may_read(struct netlink_callback *cb
  * Under RCU: @t cannot be freed before rcu_read_unlock(), and neither the
  * permission check nor filling the record blocks but on a spinlock_t
  * (task_lock(); for a process, its recount.moved, while one of its threads
- * starts exiting), which PREEMPT_RT allows inside RCU. No reference is taken.
+ * starts exiting), which PREEMPT_RT allows inside RCU. No reference is
+ * taken, unless @t is executing (recount_nl_exec_lock()).
  */
 static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
 				    struct recount_dump_ctx *ctx, u32 state,
 				    struct task_struct *t, const struct recount_nl_ids *ids)
 {
-	if (!recount_nl_dump_may_read(cb, ctx, t))
-		return 0;
-	return recount_nl_dump_one(skb, cb, ctx, state, t, ids, 0);
+	int waited = recount_nl_exec_lock(t), err = 0;
+
+	if (waited < 0)
+		return waited;
+	if (recount_nl_dump_may_read(cb, ctx, t))
+		err = recount_nl_dump_one(skb, cb, ctx, state, t, ids, 0);
+	recount_nl_exec_unlock(t, waited);
+	return err;
 }
 
 /*
@@ -1638,10 +1694,10 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 				      struct recount_dump_ctx *ctx)
 {
 	struct recount_dump_tids *tids = ctx->tids;
-	struct task_struct *t = NULL, *parent, *last = NULL;
+	struct task_struct *t, *parent, *last, *leader;
 	struct recount_nl_format most = ctx->fmt;
 	struct recount_nl_ids ids;
-	int err = 0, n = 0;
+	int err = 0, n, waited;
 	size_t size;
 	u32 state;
 
@@ -1654,35 +1710,49 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 	 * parent's tgid is looked up again only where a thread's parent is
 	 * another than the last one's, while the same rcu_read_lock() keeps
 	 * the last one from being freed and its pointer from being reused.
+	 * The threads share their process's exec_update_lock, held a batch at
+	 * a time: by the process's leader, which is there while any of them
+	 * is (de_thread() hands its place to the thread that executes).
 	 */
 	ids.tgid = pid_nr_ns(tids->group, ctx->ns);
-	state = recount_nl_state();
 	rcu_read_lock();
-	for (; ctx->next < tids->nr; ctx->next++) {
-		ids.pid = tids->tid[ctx->next];
-		t = recount_nl_next_thread(t, ids.pid, ctx->ns);
-		parent = NULL;
-		if (t && recount_nl_group(t) == tids->group)
-			parent = recount_nl_parent(t);
-		/* NULL too once @t is released: it is not listed then. */
-		if (parent) {
-			if (parent != last)
-				ids.parent_tgid = task_tgid_nr_ns(parent, ctx->ns);
-			last = parent;
-			/* As recount_nl_dump_one_task(). */
-			if (recount_nl_dump_may_read(cb, ctx, t))
-				err = recount_nl_dump_thread(skb, cb, ctx, state, t, &ids, size);
+	while (ctx->next < tids->nr) {
+		leader = pid_task(tids->group, PIDTYPE_TGID);
+		if (!leader)
+			break;
+		waited = recount_nl_exec_lock(leader);
+		if (waited < 0) {
+			err = waited;
+			break;
 		}
+		state = recount_nl_state();
+		t = NULL;
+		last = NULL;
+		for (n = 0; n < RECOUNT_DUMP_BATCH && ctx->next < tids->nr; n++, ctx->next++) {
+			ids.pid = tids->tid[ctx->next];
+			t = recount_nl_next_thread(t, ids.pid, ctx->ns);
+			parent = NULL;
+			if (t && recount_nl_group(t) == tids->group)
+				parent = recount_nl_parent(t);
+			/* NULL too once @t is released: it is not listed then. */
+			if (parent) {
+				if (parent != last)
+					ids.parent_tgid = task_tgid_nr_ns(parent, ctx->ns);
+				last = parent;
+				/* As recount_nl_dump_one_task(). */
+				if (recount_nl_dump_may_read(cb, ctx, t))
+					err = recount_nl_dump_thread(skb, cb, ctx, state, t, &ids,
+								     size);
+			}
+			if (err)
+				break;
+		}
+		recount_nl_exec_unlock(leader, waited);
 		if (err)
 			break;
-		if (++n % RECOUNT_DUMP_BATCH == 0) {
-			rcu_read_unlock();
-			cond_resched();
-			state = recount_nl_state();
-			rcu_read_lock();
-			t = NULL;
-			last = NULL;
-		}
+		rcu_read_unlock();
+		cond_resched();
+		rcu_read_lock();
 	}
 	rcu_read_unlock();
 	return err;

@@ -6,7 +6,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -473,6 +475,140 @@ static int nobody_reads_nondumpable(void *arg)
 TEST_F(recount, nondumpable_process_is_not_read)
 {
 	EXPECT_EQ(0, as_nobody(nobody_reads_nondumpable, NULL));
+}
+
+/*
+ * A set-user-ID exec changes a process's credentials while a read of it may
+ * be between its permission check and its record. Nobody reads its own
+ * child, without pause, while the child executes a set-user-ID-root copy of
+ * this program: every record must be of the child before the exec (its
+ * command name is still this program's), none of the new program, which
+ * nobody may not read. The exec renames the child before it changes its
+ * credentials, under exec_update_lock: a read that holds the lock across
+ * its check and its record, as /proc/PID/io and perf_event_open() do, sees
+ * the child whole before or whole after. Without it the reads below caught
+ * a record of the new program some times in 300 execs.
+ */
+#define SUID_ENV "RECOUNT_SUID_COPY"
+#define SUID_NAME "recount-suid"
+#define SUID_PATH "/tmp/" SUID_NAME
+#define SUID_EXECS 300
+
+/* This program's set-user-ID copy exits at once: 0 if it runs set-user-ID. */
+__attribute__((constructor)) static void suid_copy_exits(void)
+{
+	if (getenv(SUID_ENV))
+		_exit(geteuid() != getuid() ? 0 : 2);
+}
+
+struct suid_reads {
+	int reads, denied, leaked;
+};
+
+static void suid_record(const struct rnl_record *rec, void *arg)
+{
+	struct suid_reads *s = arg;
+
+	s->reads++;
+	s->leaked += !strcmp(rec->comm, SUID_NAME);
+}
+
+/* Read @pid by a get and a dump of its thread and process, in turns, until denied. */
+static int suid_read_until_denied(struct rnl *nl, pid_t pid, struct suid_reads *s)
+{
+	int n, err, intr, not_multi;
+	struct rnl_reply r;
+
+	for (n = 0; ; n++) {
+		switch (n % 4) {
+		case 0:
+		case 1:
+			err = rnl_get(nl, n % 4 ? RECOUNT_A_TGID : RECOUNT_A_PID, pid, &r);
+			if (!err)
+				suid_record(&r.rec, s);
+			break;
+		case 2:
+			err = rnl_dump(nl, RECOUNT_SCOPE_THREADS, pid, suid_record, s, &intr,
+				       &not_multi, &r);
+			break;
+		default:
+			err = rnl_dump(nl, RECOUNT_SCOPE_PROCESSES, 0, suid_record, s, &intr,
+				       &not_multi, &r);
+			break;
+		}
+		if (err == -EACCES)
+			s->denied++;
+		if (err == -EACCES || err == -ESRCH)
+			return 0;
+		if (err)
+			return err;
+	}
+}
+
+static int nobody_reads_setuid_exec(void *arg)
+{
+	struct suid_reads *s = arg;
+	int go[2], i, status;
+	struct rnl nl;
+	pid_t pid;
+
+	if (rnl_open(&nl))
+		return 1;
+	for (i = 0; i < SUID_EXECS; i++) {
+		if (pipe(go))
+			return 2;
+		pid = fork();
+		if (pid < 0)
+			return 3;
+		if (pid == 0) {
+			close(go[1]);
+			if (read(go[0], &status, 1) < 0)
+				_exit(1);
+			execle(SUID_PATH, SUID_NAME, NULL, (char *[]){ SUID_ENV "=1", NULL });
+			_exit(1);
+		}
+		close(go[0]);
+		close(go[1]);
+		if (suid_read_until_denied(&nl, pid, s))
+			return 4;
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			return 5;
+		/* 2: the copy ran, but not set-user-ID. */
+		if (WEXITSTATUS(status))
+			return 10 + WEXITSTATUS(status);
+	}
+	rnl_close(&nl);
+	return 0;
+}
+
+TEST_F(recount, setuid_exec_is_read_whole_before_or_after)
+{
+	struct suid_reads *s;
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	in = open("/proc/self/exe", O_RDONLY);
+	ASSERT_LE(0, in);
+	unlink(SUID_PATH);
+	out = open(SUID_PATH, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	ASSERT_LE(0, out) TH_LOG("%s: %s", SUID_PATH, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(n, write(out, buf, n));
+	ASSERT_EQ(0, n);
+	close(in);
+	ASSERT_EQ(0, fchmod(out, 04755));
+	close(out);
+
+	EXPECT_EQ(0, as_nobody(nobody_reads_setuid_exec, s));
+	unlink(SUID_PATH);
+	TH_LOG("%d records, %d reads denied after the exec, %d of the new program",
+	       s->reads, s->denied, s->leaked);
+	EXPECT_LT(0, s->denied);
+	EXPECT_EQ(0, s->leaked);
+	munmap(s, sizeof(*s));
 }
 
 /*
