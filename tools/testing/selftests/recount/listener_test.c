@@ -662,13 +662,20 @@ static int become_nondumpable_nobody(void)
 	return become_nobody() || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+/* Who registers the listener of listen_as(). */
+enum registrant {
+	NOBODY,			/* nobody, for every CPU */
+	ROOT,			/* root, for every CPU, then becomes nobody */
+	ROOT_THEN_NOBODY,	/* root, for CPU 0; nobody then adds every CPU */
+};
+
 /*
  * A listener of every CPU, as nobody, counts in @seen the records of two
  * processes that exit once it listens, each after @become[i]() succeeded.
- * With @registered_as_root, it registered as root and became nobody after.
+ * It registered as @who says.
  */
 static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(void),
-		      long seen[2], bool registered_as_root)
+		      long seen[2], enum registrant who)
 {
 	int to_listener[2], from_listener[2], status, i;
 	pid_t listener, pids[2];
@@ -681,9 +688,10 @@ static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(
 		struct rnl_reply r;
 		struct rnl nl;
 
-		if ((!registered_as_root && become_nobody()) || rnl_open(&nl) ||
-		    rnl_listen(&nl, true, every_cpu(), &r) ||
-		    (registered_as_root && become_nobody()) ||
+		if ((who == NOBODY && become_nobody()) || rnl_open(&nl) ||
+		    rnl_listen(&nl, true, who == ROOT_THEN_NOBODY ? "0" : every_cpu(), &r) ||
+		    (who != NOBODY && become_nobody()) ||
+		    (who == ROOT_THEN_NOBODY && rnl_listen(&nl, true, every_cpu(), &r)) ||
 		    write(from_listener[1], "r", 1) != 1 ||
 		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
 			_exit(1);
@@ -715,7 +723,7 @@ TEST_F(recount, unprivileged_listener_sees_only_its_own)
 	static int (*const become[2])(void) = { become_nobody, stay_root };
 	long seen[2];
 
-	listen_as(_metadata, become, seen, false);
+	listen_as(_metadata, become, seen, NOBODY);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
 }
@@ -730,7 +738,7 @@ TEST_F(recount, listener_follows_capability_rule)
 	static int (*const become[2])(void) = { become_nobody, become_capable_nobody };
 	long seen[2];
 
-	listen_as(_metadata, become, seen, false);
+	listen_as(_metadata, become, seen, NOBODY);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
 }
@@ -745,7 +753,7 @@ TEST_F(recount, listener_follows_dumpability)
 	static int (*const become[2])(void) = { become_nobody, become_nondumpable_nobody };
 	long seen[2];
 
-	listen_as(_metadata, become, seen, false);
+	listen_as(_metadata, become, seen, NOBODY);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(0, seen[1]);
 }
@@ -761,7 +769,23 @@ TEST_F(recount, listener_keeps_the_credentials_it_registered_with)
 	static int (*const become[2])(void) = { become_nobody, stay_root };
 	long seen[2];
 
-	listen_as(_metadata, become, seen, true);
+	listen_as(_metadata, become, seen, ROOT);
+	EXPECT_EQ(2, seen[0]);
+	EXPECT_EQ(2, seen[1]);
+}
+
+/*
+ * And by those of its first registration: a later one on its socket, by
+ * another (nobody, here), adds CPUs but changes neither its credentials nor
+ * what it receives, as an open file handed to another task keeps its
+ * opener's.
+ */
+TEST_F(recount, listener_keeps_the_credentials_of_its_first_registration)
+{
+	static int (*const become[2])(void) = { become_nobody, stay_root };
+	long seen[2];
+
+	listen_as(_metadata, become, seen, ROOT_THEN_NOBODY);
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(2, seen[1]);
 }
