@@ -39,7 +39,9 @@ struct ctx {
 	const char *ts_why;	/* why there are no taskstats, if so */
 	FILE *log;
 	bool warned_disabled;
+	bool warned_events;	/* that some events could not be named */
 	bool csv_header;	/* the CSV header is out */
+	uint32_t csv_gen;	/* the generation of the events it names */
 };
 
 /* Set by the signal handlers; lock-free atomics, safe to share with them. */
@@ -181,6 +183,60 @@ static const char *ts_error(int err)
 	}
 }
 
+/*
+ * The chosen events of @r, named: getdelays names those get-info gives at
+ * its start, but they may be chosen anew while it runs, each choice a new
+ * generation. A record of a newer generation than the one named has them
+ * named again, by get-info on a socket of its own (x->c may be listening).
+ * A record of another generation still (chosen anew once more meanwhile,
+ * or an older one) cannot be named: its counts of them are left out, said
+ * once. Returns @r, or @spare holding @r without them.
+ */
+static const struct rc_record *name_events(struct ctx *x, const struct rc_record *r,
+					   struct rc_record *spare)
+{
+	struct rc_client c;
+	struct rc_info info;
+
+	if (out_events_named(r))
+		return r;
+	if (r->event_gen > out_events_gen() && !rc_open(&c)) {
+		if (!rc_get_info(&c, &info))
+			out_set_events(&info);
+		rc_close(&c);
+		if (out_events_named(r))
+			return r;
+	}
+	if (!x->warned_events)
+		fprintf(stderr, "getdelays: events chosen anew: counts of generation %u left out\n",
+			r->event_gen);
+	x->warned_events = true;
+	*spare = *r;
+	rc_forget_events(spare);
+	return spare;
+}
+
+/* name_events() of each record of @s, in place. */
+static void name_events_of(struct ctx *x, struct snapshot *s)
+{
+	struct rc_record *spare = NULL;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (out_events_named(&s->recs[i]))
+			continue;
+		if (!spare)
+			spare = malloc(sizeof(*spare));
+		if (!spare) {
+			rc_forget_events(&s->recs[i]);
+			continue;
+		}
+		if (name_events(x, &s->recs[i], spare) == spare)
+			s->recs[i] = *spare;
+	}
+	free(spare);
+}
+
 /* Print one record with its taskstats (or why there are none). */
 static void emit(struct ctx *x, const struct rc_record *r, const struct ts_record *tsr,
 		 const char *ts_why)
@@ -189,15 +245,19 @@ static void emit(struct ctx *x, const struct rc_record *r, const struct ts_recor
 		.what = x->o.taskstats, .rec = tsr, .why = ts_why,
 		.delayacct_off = (x->o.taskstats & TS_DELAYS) && delayacct_off(),
 	};
+	struct rc_record spare;
 
+	r = name_events(x, r, &spare);
 	check_disabled(x, r);
 	x->out.now = boottime_ns();
 	if (x->o.json) {
 		out_json_record(stdout, r, &ts, &x->out);
 	} else if (x->o.csv) {
-		if (!x->csv_header)
+		/* Again where the events, which have columns, changed. */
+		if (!x->csv_header || x->csv_gen != out_events_gen())
 			csv_header(stdout, opts_table(&x->o));
 		x->csv_header = true;
+		x->csv_gen = out_events_gen();
 		csv_row(stdout, opts_table(&x->o), r, &x->out);
 	} else if (x->o.openmetrics || x->o.prometheus) {
 		out_openmetrics(stdout, r, 1, realtime_offset(), x->o.prometheus);
@@ -300,6 +360,7 @@ static int dump(struct ctx *x)
 			return report_error(&x->c, err, "process", x->o.id);
 		return dump_error(x, err);
 	}
+	name_events_of(x, &rows);
 	x->out.now = boottime_ns();
 	col = x->o.sort ? table_column(kind, x->o.sort) : table_default_sort(kind);
 	table_sort(kind, rows.recs, rows.n, col, &x->out);
@@ -341,6 +402,7 @@ struct listener {
 	unsigned int next;
 	unsigned long received, missed;
 	bool header;
+	uint32_t header_gen;	/* the generation of the events it names */
 };
 
 static void keep_ts(const struct ts_record *rec, void *arg)
@@ -417,6 +479,7 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 	struct ctx *x = l->x;
 	const struct ts_record *tsr = NULL;
 	const char *why = x->ts_why;
+	struct rc_record spare;
 
 	/* Stopped before this record: what it says was missed still counts. */
 	if (stop_pending()) {
@@ -438,13 +501,16 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 	if (x->o.json || ((x->o.verbose || x->o.taskstats) && !x->o.csv)) {
 		emit(x, r, tsr, why);
 	} else {
+		r = name_events(x, r, &spare);
 		check_disabled(x, r);
-		if (!l->header) {
+		/* Again where the events, which have columns, changed. */
+		if (!l->header || l->header_gen != out_events_gen()) {
 			if (x->o.csv)
 				csv_header(stdout, TABLE_EXITS);
 			else
 				table_header(stdout, TABLE_EXITS);
 			l->header = true;
+			l->header_gen = out_events_gen();
 		}
 		x->out.now = boottime_ns();
 		if (x->o.csv)
@@ -573,6 +639,7 @@ struct intervals {
 	bool listening;
 	unsigned long long missed;
 	struct snapshot rows;		/* the interval's records */
+	uint32_t header_gen;		/* the generation of the events it named */
 };
 
 /* Whether an exit record is of what the intervals show. */
@@ -648,6 +715,7 @@ static void print_interval(struct intervals *iv, unsigned int nr)
 	char when[16];
 	time_t t;
 
+	name_events_of(x, &iv->rows);
 	x->out.now = iv->cur.at;
 	col = x->o.sort ? table_column(iv->kind, x->o.sort) : table_default_sort(iv->kind);
 	table_sort(iv->kind, iv->rows.recs, iv->rows.n, col, &x->out);
@@ -667,13 +735,17 @@ static void print_interval(struct intervals *iv, unsigned int nr)
 		       x->o.scope == RECOUNT_SCOPE_THREADS ? "threads" : "processes", active,
 		       x->o.interval, table_column_name(iv->kind, col));
 	}
-	if (x->o.csv && nr == 1)
+	/* Headers again where the events, which have columns, changed. */
+	if (x->o.csv && (nr == 1 || iv->header_gen != out_events_gen()))
 		csv_header(stdout, iv->kind);
-	if (!x->o.json && !x->o.csv && (x->o.top || (dump && active) || nr == 1)) {
+	if (!x->o.json && !x->o.csv &&
+	    (x->o.top || (dump && active) || nr == 1 ||
+	     (!dump && iv->header_gen != out_events_gen()))) {
 		if (dump && !x->o.top && nr > 1)
 			putchar('\n');
 		table_header(stdout, iv->kind);
 	}
+	iv->header_gen = out_events_gen();
 	for (i = 0; i < iv->rows.n && shown < n; i++) {
 		const struct rc_record *r = &iv->rows.recs[i];
 

@@ -183,9 +183,10 @@ static const char *type_name(enum rc_type type)
 	return names[type];
 }
 
-/* The chosen events, as out_set_events() was told them. */
+/* The chosen events, as out_set_events() was told them, and their generation. */
 static struct {
 	int nr;
+	uint32_t gen;
 	struct rc_event ev[RC_MAX_EVENTS];
 	char name[RC_MAX_EVENTS][32];
 } events;
@@ -196,6 +197,7 @@ void out_set_events(const struct rc_info *info)
 	int e;
 
 	events.nr = info->nr_events;
+	events.gen = info->event_gen;
 	for (e = 0; e < events.nr; e++) {
 		events.ev[e] = info->events[e];
 		/* event_name() returns a table's name, or formats one in @buf. */
@@ -207,6 +209,16 @@ void out_set_events(const struct rc_info *info)
 const char *out_event_name(int e)
 {
 	return e < events.nr ? events.name[e] : NULL;
+}
+
+uint32_t out_events_gen(void)
+{
+	return events.gen;
+}
+
+bool out_events_named(const struct rc_record *r)
+{
+	return !r->has_event_gen || r->event_gen == events.gen;
 }
 
 struct rc_value rc_event_total(const struct rc_usage *u, int e)

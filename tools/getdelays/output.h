@@ -51,6 +51,10 @@ const char *fmt_energy(char *buf, size_t size, const struct rc_value *v);
  * named in every output. Without, they are not shown.
  */
 void out_set_events(const struct rc_info *info);
+/* The generation of the events out_set_events() named. */
+uint32_t out_events_gen(void);
+/* Whether @r's counts of chosen events are of the events named. */
+bool out_events_named(const struct rc_record *r);
 /* The name of chosen event @e ("cache-misses", "r11"), or NULL. */
 const char *out_event_name(int e);
 /* Its count over both levels it is counted at; absent if neither came. */

@@ -374,6 +374,29 @@ void rc_record_inherit(struct rc_record *rec, const struct rc_record *first)
 	rec->withheld = first->withheld;
 }
 
+static void forget_events(struct rc_usage *u)
+{
+	int e;
+
+	for (e = 0; e < RC_MAX_EVENTS; e++) {
+		u->event_user[e].has = false;
+		u->event_kernel[e].has = false;
+		u->inexact &= ~(RECOUNT_INEXACT_EVENT_0 << e);
+	}
+}
+
+void rc_forget_events(struct rc_record *rec)
+{
+	int k;
+
+	forget_events(&rec->usage);
+	forget_events(&rec->exited);
+	forget_events(&rec->children);
+	for (k = 0; k < rec->nr_kinds; k++)
+		forget_events(&rec->per_kind[k]);
+	rec->has_event_gen = false;
+}
+
 const char *rc_kind_name(uint32_t kind)
 {
 	switch (kind) {

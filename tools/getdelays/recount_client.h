@@ -234,6 +234,8 @@ int rc_decode_record(struct nlattr *attrs, int len, struct rc_record *rec);
  * which has none, that of @first, the last record that had it.
  */
 void rc_record_inherit(struct rc_record *rec, const struct rc_record *first);
+/* Leave out @rec's counts of chosen events, and their generation. */
+void rc_forget_events(struct rc_record *rec);
 
 /* Names of the kernel's enums, for printing. */
 const char *rc_kind_name(uint32_t kind);

@@ -1581,6 +1581,7 @@ static void test_events(void)
 	struct rc_event ev[RC_MAX_EVENTS];
 	struct rc_info info = {
 		.nr_events = 2,
+		.event_gen = 3,
 		.events = {
 			{ RECOUNT_EVENT_TYPE_HARDWARE, RECOUNT_EVENT_MODE_USER,
 			  PERF_COUNT_HW_CACHE_MISSES },
@@ -1683,6 +1684,33 @@ static void test_events(void)
 	      strstr(out, ",42,,1000,7,"), "CSV: every event column, empty where not counted:\n%s",
 	      out);
 	free(out);
+	/*
+	 * A record of another generation than the one named (events chosen
+	 * anew while getdelays runs) is not named with the old names; left
+	 * without its counts of them, it shows none.
+	 */
+	{
+		struct rc_record other = rec;
+
+		check(out_events_gen() == 3 && out_events_named(&rec),
+		      "a record of the generation named is named");
+		other.event_gen = 4;
+		check(!out_events_named(&other), "a record of another generation is not");
+		other.exited = other.usage;
+		other.nr_kinds = 1;
+		other.per_kind[0] = other.usage;
+		rc_forget_events(&other);
+		check(out_events_named(&other) && !other.usage.event_user[0].has &&
+		      !other.usage.event_user[1].has && !other.usage.event_kernel[1].has &&
+		      !other.exited.event_user[0].has && !other.per_kind[0].event_kernel[1].has &&
+		      !(other.usage.inexact & (RECOUNT_INEXACT_EVENT_0 << 1)) &&
+		      other.usage.user_ns.has == rec.usage.user_ns.has,
+		      "rc_forget_events() leaves out every count of an event, and its flags");
+		out = capture(print_events_text, &other);
+		check(!strstr(out, "cache-misses") && !strstr(out, "r11"),
+		      "and it names none:\n%s", out);
+		free(out);
+	}
 	out_set_events(&(struct rc_info){ .nr_events = 0 });
 	out = capture(print_events_table, &rec);
 	check(!strstr(out, "R11"), "no event columns without chosen events:\n%s", out);

@@ -777,6 +777,43 @@ TEST_F(recount, events)
 	free(r);
 }
 
+/*
+ * Events chosen anew while getdelays listens are named anew: the exit
+ * record of the new generation names the events chosen last, not those
+ * get-info named when getdelays started.
+ */
+TEST_F(recount, listener_names_events_chosen_anew)
+{
+	struct run *r = new_run(), *choose = new_run();
+	char cpus[16], want[64];
+	char *const argv[] = { "getdelays", "--json", "-l", "-m", cpus, NULL };
+	const char *rec, *events, *first = "[{\"name\":\"cycles\",\"mode\":\"kernel\",";
+	size_t len = 0;
+	pid_t pid;
+
+	if (!has_pmu(&self->nl)) {
+		free(r);
+		free(choose);
+		SKIP(return, "no PMU counters: events are unsupported here");
+	}
+	ASSERT_EQ(0, GETDELAYS(choose, "-e", "instructions:user")) TH_LOG("%s", choose->err);
+	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	ASSERT_EQ(0, start(r, argv));
+	ASSERT_TRUE(wait_for(r, "listening for exits")) TH_LOG("%s", r->err);
+	ASSERT_EQ(0, GETDELAYS(choose, "-e", "cycles:kernel")) TH_LOG("%s", choose->err);
+	pid = exit_on(0, 3);
+	snprintf(want, sizeof(want), "\"type\":\"process\",\"tgid\":%d,", pid);
+	ASSERT_EQ(0, stop_listener(r, want)) TH_LOG("%s\n%s", r->out, r->err);
+	rec = strstr(r->out, want);
+	ASSERT_NE(NULL, rec);
+	events = json_member(rec - 1, "events", &len);
+	ASSERT_NE(NULL, events) TH_LOG("%s", rec);
+	EXPECT_EQ(0, strncmp(events, first, strlen(first))) TH_LOG("%.*s", (int)len, events);
+	EXPECT_EQ(0, GETDELAYS(choose, "-e", "none"));
+	free(r);
+	free(choose);
+}
+
 /* A thread busy half of every 20 ms, until told to stop. */
 static atomic_bool half_stop;
 
