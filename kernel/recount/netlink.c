@@ -1038,9 +1038,11 @@ EXPORT_SYMBOL_IF_KUNIT(recount_nl_fill_cpu);
  * makes its task another program, with other credentials (set-user-ID),
  * under it. Without it a read may find a task readable before the exec and
  * fill its record after. Called under rcu_read_lock(), which keeps @t from
- * being freed. While an exec holds the lock, waits for it out of the read
- * section, with a reference to @t that recount_nl_exec_unlock() drops:
- * what the read section found before, but @t, must be found again.
+ * being freed. While an exec holds the lock (or waits for it), waits for
+ * it out of the read section, with a reference to @t that
+ * recount_nl_exec_unlock() drops: what the read section found before, but
+ * @t, must be found again; and @t may no longer be what its id names
+ * (recount_nl_exec_lock_task()).
  *
  * Return: 0 with the lock held, 1 with it held after a wait, or -EINTR (a
  * fatal signal came while it waited) without it.
@@ -1054,8 +1056,8 @@ static int recount_nl_exec_lock(struct task_struct *t)
 	get_task_struct(t);
 	rcu_read_unlock();
 	if (down_read_killable(sem)) {
-		rcu_read_lock();
 		put_task_struct(t);
+		rcu_read_lock();
 		return -EINTR;
 	}
 	rcu_read_lock();
@@ -1068,6 +1070,33 @@ static void recount_nl_exec_unlock(struct task_struct *t, int waited)
 	up_read(&t->signal->exec_update_lock);
 	if (waited)
 		put_task_struct(t);
+}
+
+/*
+ * recount_nl_exec_lock() of @t, found by @type. A thread that executes
+ * takes its process's leader's place (de_thread()) before it takes the
+ * lock, and the old leader keeps its credentials: a process (PIDTYPE_TGID)
+ * is read by its leader of when the lock is held, found again by the
+ * process's struct pid. Returns the task locked, with *@waited, NULL if the
+ * process is gone, or ERR_PTR(-EINTR).
+ */
+static struct task_struct *recount_nl_exec_lock_task(struct task_struct *t, enum pid_type type,
+						     int *waited)
+{
+	struct task_struct *leader;
+
+	for (;;) {
+		*waited = recount_nl_exec_lock(t);
+		if (*waited < 0)
+			return ERR_PTR(*waited);
+		if (type != PIDTYPE_TGID || READ_ONCE(t->group_leader) == t)
+			return t;
+		leader = pid_task(READ_ONCE(t->signal->pids[PIDTYPE_TGID]), PIDTYPE_TGID);
+		recount_nl_exec_unlock(t, *waited);
+		if (!leader)
+			return NULL;
+		t = leader;
+	}
 }
 
 /*
@@ -1092,10 +1121,14 @@ static struct task_struct *recount_nl_find_task(const struct sk_buff *skb, struc
 			NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such process");
 		return ERR_PTR(-ESRCH);
 	}
-	*waited = recount_nl_exec_lock(t);
-	if (*waited < 0) {
+	t = recount_nl_exec_lock_task(t, type, waited);
+	if (!t) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nla, "no such process");
+		return ERR_PTR(-ESRCH);
+	}
+	if (IS_ERR(t)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, nla, "interrupted waiting for the task's exec");
-		return ERR_PTR(*waited);
+		return t;
 	}
 	if (!ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS) ||
 	    !recount_nl_opener_may_read(t, recount_nl_opener(skb, current_cred()))) {
@@ -1121,7 +1154,7 @@ static int recount_nl_fill_task(struct sk_buff *msg, const struct sk_buff *skb,
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct task_struct *t;
-	int err, waited;
+	int err, waited = 0;
 
 	rcu_read_lock();
 	t = recount_nl_find_task(skb, info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID,
@@ -1612,16 +1645,21 @@ static __always_inline bool recount_nl_dump_may_read(struct netlink_callback *cb
  * permission check nor filling the record blocks but on a spinlock_t
  * (task_lock(); for a process, its recount.moved, while one of its threads
  * starts exiting), which PREEMPT_RT allows inside RCU. No reference is
- * taken, unless @t is executing (recount_nl_exec_lock()).
+ * taken, unless @t's process is executing (recount_nl_exec_lock()).
  */
 static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback *cb,
 				    struct recount_dump_ctx *ctx, u32 state,
 				    struct task_struct *t, const struct recount_nl_ids *ids)
 {
-	int waited = recount_nl_exec_lock(t), err = 0;
+	int waited, err = 0;
 
-	if (waited < 0)
-		return waited;
+	t = recount_nl_exec_lock_task(t, ctx->scope == RECOUNT_SCOPE_PROCESSES ?
+				      PIDTYPE_TGID : PIDTYPE_PID, &waited);
+	if (IS_ERR_OR_NULL(t))
+		return PTR_ERR_OR_ZERO(t);
+	/* It may have changed while the dump waited. */
+	if (waited)
+		state = recount_nl_state();
 	if (recount_nl_dump_may_read(cb, ctx, t))
 		err = recount_nl_dump_one(skb, cb, ctx, state, t, ids, 0);
 	recount_nl_exec_unlock(t, waited);

@@ -40,6 +40,7 @@ struct ctx {
 	FILE *log;
 	bool warned_disabled;
 	bool warned_events;	/* that some events could not be named */
+	uint32_t events_tried;	/* the last generation it asked the names of */
 	bool csv_header;	/* the CSV header is out */
 	uint32_t csv_gen;	/* the generation of the events it names */
 };
@@ -183,58 +184,78 @@ static const char *ts_error(int err)
 	}
 }
 
-/*
- * The chosen events of @r, named: getdelays names those get-info gives at
- * its start, but they may be chosen anew while it runs, each choice a new
- * generation. A record of a newer generation than the one named has them
- * named again, by get-info on a socket of its own (x->c may be listening).
- * A record of another generation still (chosen anew once more meanwhile,
- * or an older one) cannot be named: its counts of them are left out, said
- * once. Returns @r, or @spare holding @r without them.
- */
-static const struct rc_record *name_events(struct ctx *x, const struct rc_record *r,
-					   struct rc_record *spare)
+/* Whether event generation @a is newer than @b: they wrap around. */
+static bool gen_newer(uint32_t a, uint32_t b)
 {
-	struct rc_client c;
+	return (int32_t)(a - b) > 0;
+}
+
+/*
+ * getdelays names the chosen events get-info gives at its start, but they
+ * may be chosen anew while it runs, each choice a new generation. Name
+ * those of @gen, newer than the ones named, by get-info on a socket of its
+ * own (x->c may be listening), once per generation tried.
+ */
+static void name_events_anew(struct ctx *x, uint32_t gen)
+{
+	struct rc_client c = { .verbose = x->c.verbose };
 	struct rc_info info;
 
-	if (out_events_named(r))
-		return r;
-	if (r->event_gen > out_events_gen() && !rc_open(&c)) {
-		if (!rc_get_info(&c, &info))
-			out_set_events(&info);
-		rc_close(&c);
-		if (out_events_named(r))
-			return r;
-	}
+	if (!gen_newer(gen, out_events_gen()) || !gen_newer(gen, x->events_tried))
+		return;
+	x->events_tried = gen;
+	if (rc_open(&c))
+		return;
+	if (!rc_get_info(&c, &info))
+		out_set_events(&info);
+	rc_close(&c);
+}
+
+/*
+ * Leave out @r's counts of events that cannot be named (of an older
+ * generation, or chosen anew once more meanwhile), said once.
+ */
+static void forget_unnamed_events(struct ctx *x, struct rc_record *r)
+{
 	if (!x->warned_events)
 		fprintf(stderr, "getdelays: events chosen anew: counts of generation %u left out\n",
 			r->event_gen);
 	x->warned_events = true;
+	rc_forget_events(r);
+}
+
+/* @r with its chosen events named: @r, or @spare holding @r without them. */
+static const struct rc_record *name_events(struct ctx *x, const struct rc_record *r,
+					   struct rc_record *spare)
+{
+	if (out_events_named(r))
+		return r;
+	name_events_anew(x, r->event_gen);
+	if (out_events_named(r))
+		return r;
 	*spare = *r;
-	rc_forget_events(spare);
+	forget_unnamed_events(x, spare);
 	return spare;
 }
 
-/* name_events() of each record of @s, in place. */
+/*
+ * The records of @s with their chosen events named, in place: by the
+ * newest generation among them, so that no record of another one is
+ * printed under its names.
+ */
 static void name_events_of(struct ctx *x, struct snapshot *s)
 {
-	struct rc_record *spare = NULL;
+	uint32_t newest = out_events_gen();
 	int i;
 
-	for (i = 0; i < s->n; i++) {
-		if (out_events_named(&s->recs[i]))
-			continue;
-		if (!spare)
-			spare = malloc(sizeof(*spare));
-		if (!spare) {
-			rc_forget_events(&s->recs[i]);
-			continue;
-		}
-		if (name_events(x, &s->recs[i], spare) == spare)
-			s->recs[i] = *spare;
-	}
-	free(spare);
+	for (i = 0; i < s->n; i++)
+		if (s->recs[i].has_event_gen && gen_newer(s->recs[i].event_gen, newest))
+			newest = s->recs[i].event_gen;
+	if (newest != out_events_gen())
+		name_events_anew(x, newest);
+	for (i = 0; i < s->n; i++)
+		if (!out_events_named(&s->recs[i]))
+			forget_unnamed_events(x, &s->recs[i]);
 }
 
 /* Print one record with its taskstats (or why there are none). */
