@@ -391,6 +391,13 @@ static void recount_listener_free(struct recount_listener *l)
 	static_branch_dec(&recount_listening_key);
 }
 
+/* CAP_SYS_PTRACE or CAP_NET_ADMIN, of the sender and the socket's opener. */
+static bool recount_listener_capable(struct sk_buff *skb)
+{
+	return recount_nl_capable(skb, CAP_SYS_PTRACE) ||
+	       recount_nl_capable(skb, CAP_NET_ADMIN);
+}
+
 /**
  * recount_listener_register() - make a socket listen to more CPUs
  * @rs: the socket's recount state
@@ -403,10 +410,12 @@ static void recount_listener_free(struct recount_listener *l)
  * socket's opener have CAP_SYS_PTRACE or CAP_NET_ADMIN (asked without an
  * audit record: recount_nl_capable()), else it counts against the sender's
  * user.max_recount_listeners. What of the PMU's counts its records carry is
- * decided then, as for a request.
+ * decided then, as for a request. A later registration keeps all that; one
+ * that adds CPUs to a privileged listener must be privileged too.
  *
- * Return: 0, -EMFILE if the sender's user has as many listening sockets as
- * it may, or -ENOMEM.
+ * Return: 0, -EPERM if the sender may not add CPUs to a privileged listener,
+ * -EMFILE if the sender's user has as many listening sockets as it may, or
+ * -ENOMEM.
  */
 int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 			      struct genl_info *info, const struct cpumask *cpus)
@@ -418,9 +427,15 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 
 	guard(mutex)(&recount_listeners_mutex);
 	l = rs->listener;
+	/* Widening a privileged listener is a privileged request, as netlink_capable() has it. */
+	if (l && l->privileged && !cpumask_subset(cpus, &l->cpus) &&
+	    !recount_listener_capable(skb)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "this socket listens with CAP_SYS_PTRACE or CAP_NET_ADMIN: only a sender with one of them may add CPUs");
+		return -EPERM;
+	}
 	if (!l) {
-		bool privileged = recount_nl_capable(skb, CAP_SYS_PTRACE) ||
-				  recount_nl_capable(skb, CAP_NET_ADMIN);
+		bool privileged = recount_listener_capable(skb);
 		struct ucounts *ucounts = NULL;
 
 		if (!privileged) {

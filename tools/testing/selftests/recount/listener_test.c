@@ -666,11 +666,12 @@ static int become_nondumpable_nobody(void)
 enum registrant {
 	NOBODY,			/* nobody, for every CPU */
 	ROOT,			/* root, for every CPU, then becomes nobody */
-	ROOT_THEN_NOBODY,	/* root, for CPU 0; nobody then adds every CPU */
+	ROOT_THEN_NOBODY,	/* root, for CPU 0; nobody may not add every CPU */
 };
 
 /*
- * A listener of every CPU, as nobody, counts in @seen the records of two
+ * A listener of every CPU (CPU 0 for ROOT_THEN_NOBODY, where the two
+ * processes exit on it), as nobody, counts in @seen the records of two
  * processes that exit once it listens, each after @become[i]() succeeded.
  * It registered as @who says.
  */
@@ -691,7 +692,9 @@ static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(
 		if ((who == NOBODY && become_nobody()) || rnl_open(&nl) ||
 		    rnl_listen(&nl, true, who == ROOT_THEN_NOBODY ? "0" : every_cpu(), &r) ||
 		    (who != NOBODY && become_nobody()) ||
-		    (who == ROOT_THEN_NOBODY && rnl_listen(&nl, true, every_cpu(), &r)) ||
+		    (who == ROOT_THEN_NOBODY &&
+		     (rnl_listen(&nl, true, every_cpu(), &r) != -EPERM || !r.extack[0] ||
+		      rnl_listen(&nl, true, "0", &r))) ||
 		    write(from_listener[1], "r", 1) != 1 ||
 		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
 			_exit(1);
@@ -705,7 +708,7 @@ static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
 		if (pids[i] == 0)
-			_exit(become[i]() ? 1 : 0);
+			_exit((who == ROOT_THEN_NOBODY && pin_self(0)) || become[i]() ? 1 : 0);
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_EQ(0, status) TH_LOG("process %d could not become what it should", i);
 	}
@@ -776,9 +779,11 @@ TEST_F(recount, listener_keeps_the_credentials_it_registered_with)
 
 /*
  * And by those of its first registration: a later one on its socket, by
- * another (nobody, here), adds CPUs but changes neither its credentials nor
- * what it receives, as an open file handed to another task keeps its
- * opener's.
+ * another (nobody, here), changes neither its credentials nor what it
+ * receives, as an open file handed to another task keeps its opener's; but
+ * only a privileged sender may add CPUs to a privileged listener, as
+ * netlink_capable() asks the sender and the opener. Nobody may register the
+ * CPUs it listens to again.
  */
 TEST_F(recount, listener_keeps_the_credentials_of_its_first_registration)
 {
