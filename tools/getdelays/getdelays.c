@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -975,6 +977,9 @@ int main(int argc, char **argv)
 	x.out.json = x.o.json;
 	x.out.verbose = x.o.verbose;
 	x.out.runtime_version = x.o.runtime_version;
+	/* Command names keep characters beyond ASCII only where they can be shown. */
+	setlocale(LC_CTYPE, "");
+	x.out.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	x.c.verbose = x.o.verbose;
 	x.c.runtime_version = x.o.runtime_version;
 

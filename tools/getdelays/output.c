@@ -408,26 +408,65 @@ static void text_withheld(FILE *f, uint32_t withheld)
 }
 
 /*
+ * The length of the UTF-8 sequence at @s if it encodes a character that is
+ * not a C1 control (U+0080 to U+009F, which terminals may take for escape
+ * sequences), or 0 if it does not: bad, overlong, a surrogate, or cut
+ * short by the end of @s.
+ */
+size_t utf8_printable(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp <= 0x9f || (n == 3 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
  * @s, at most @size - 1 bytes of it, for a terminal: as ps(1) shows a
  * command name, a control byte becomes '?'. Any thread can name itself
- * what it likes (PR_SET_NAME), escape sequences and newlines included.
+ * what it likes (PR_SET_NAME), escape sequences and newlines included, and
+ * C1 controls too, which an 8-bit terminal obeys raw and some UTF-8 ones
+ * encoded: a byte above ASCII stays only in a character of a UTF-8 output
+ * (@utf8) that is not one, else it becomes '?' too.
  */
-static char *printable(char *buf, size_t size, const char *s)
+static char *printable(char *buf, size_t size, const char *s, bool utf8)
 {
-	char *p;
+	unsigned char *p;
+	size_t n;
 
 	snprintf(buf, size, "%s", s);
-	for (p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	for (p = (unsigned char *)buf; *p; p += n) {
+		n = utf8 && *p >= 0x80 ? utf8_printable(p) : 0;
+		if (!n) {
+			if (*p < 0x20 || *p >= 0x7f)
+				*p = '?';
+			n = 1;
+		}
+	}
 	return buf;
 }
 
-static void text_title(FILE *f, const struct rc_record *r)
+static void text_title(FILE *f, const struct rc_record *r, const struct out_opts *o)
 {
 	char comm[sizeof(r->comm)];
 
-	printable(comm, sizeof(comm), r->comm);
+	printable(comm, sizeof(comm), r->comm, o->utf8);
 	if (r->is_exit)
 		fprintf(f, "exit of ");
 	switch (r->type) {
@@ -454,7 +493,7 @@ static void text_title(FILE *f, const struct rc_record *r)
 void out_text_record(FILE *f, const struct rc_record *r, const struct ts_shown *ts,
 		     const struct out_opts *o)
 {
-	text_title(f, r);
+	text_title(f, r, o);
 	if (r->has_usage)
 		text_usage(f, &r->usage, r->energy_source);
 	if (r->has_exited) {
@@ -1685,7 +1724,7 @@ static const char *col_text(char *buf, size_t size, const struct column *c,
 	time_t t;
 
 	if (c->type == COL_TEXT)
-		return printable(buf, size < 17 ? size : 17, c->text(r));
+		return printable(buf, size < 17 ? size : 17, c->text(r), o->utf8);
 	v.has = c->get(r, o, &v.v, &d);
 	switch (c->type) {
 	case COL_ID:
@@ -1733,11 +1772,11 @@ void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 
 /* --- CSV --- */
 
-static void csv_text(FILE *f, const char *s)
+static void csv_text(FILE *f, const char *s, bool utf8)
 {
 	char buf[128];
 
-	s = printable(buf, sizeof(buf), s);
+	s = printable(buf, sizeof(buf), s, utf8);
 	if (!s[strcspn(s, ",\"")]) {
 		fputs(s, f);
 		return;
@@ -1762,7 +1801,7 @@ void csv_header(FILE *f, enum table_kind kind)
 			continue;
 		if (!first)
 			fputc(',', f);
-		csv_text(f, c[i].name);
+		csv_text(f, c[i].name, false);
 		first = false;
 	}
 	fputc('\n', f);
@@ -1785,7 +1824,7 @@ void csv_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 			fputc(',', f);
 		first = false;
 		if (c[i].type == COL_TEXT) {
-			csv_text(f, c[i].text(r));
+			csv_text(f, c[i].text(r), o->utf8);
 			continue;
 		}
 		if (!c[i].get(r, o, &u, &d))

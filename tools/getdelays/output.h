@@ -30,7 +30,11 @@ struct out_opts {
 	int verbose;
 	uint32_t runtime_version;	/* the struct version asked, or 0 */
 	uint64_t now;			/* CLOCK_BOOTTIME, for shares of live tasks */
+	bool utf8;			/* the locale's charset is UTF-8 */
 };
+
+/* The length of the UTF-8 character at @s, or 0 if bad or a C1 control. */
+size_t utf8_printable(const unsigned char *s);
 
 /* a + b; absent if either is. */
 struct rc_value rc_sum(const struct rc_value *a, const struct rc_value *b);

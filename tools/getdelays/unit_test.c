@@ -1111,6 +1111,53 @@ static void test_control_bytes(void)
 	free(out);
 }
 
+static void print_named_utf8(FILE *f, void *arg)
+{
+	static const struct out_opts utf8_opts = { .now = 3000000000ULL, .utf8 = true };
+	struct rc_record *r = arg;
+
+	table_row(f, TABLE_THREADS, r, &utf8_opts);
+	out_text_record(f, r, NULL, &utf8_opts);
+	csv_row(f, TABLE_THREADS, r, &utf8_opts);
+}
+
+/*
+ * C1 controls, raw or UTF-8 encoded, are '?' too; where the output is
+ * UTF-8, its characters beyond ASCII stay, else they are '?'.
+ */
+static void test_c1_controls(void)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} seqs[] = {
+		{ "\xc3\xa9", 2 }, { "\xe2\x82\xac", 3 }, { "\xf0\x9f\x98\x80", 4 },
+		{ "\xc2\xa0", 2 },
+		{ "\xc2\x9b", 0 }, { "\xc2\x80", 0 },	/* C1 */
+		{ "\x9b", 0 }, { "\xc0\x80", 0 }, { "\xe0\x80\x80", 0 },	/* overlong */
+		{ "\xed\xa0\x80", 0 }, { "\xf4\x90\x80\x80", 0 },	/* surrogate, too big */
+		{ "\xe2\x82", 0 }, { "\xe2\x82x", 0 },	/* cut short */
+		{ NULL, 0 }
+	};
+	struct rc_record r = sample(101, "caf\303\251\302\2331m\2332J", 1000000, true);
+	char *out;
+	size_t i;
+
+	for (i = 0; seqs[i].s; i++)
+		check(utf8_printable((const unsigned char *)seqs[i].s) == seqs[i].n,
+		      "UTF-8 sequence %zu: %zu bytes", i, seqs[i].n);
+	out = capture(print_named_utf8, &r);
+	check(!strchr(out, '\x9b') && !strstr(out, "\xc2\x9b") &&
+	      strstr(out, "(caf\xc3\xa9??1m?2J)") && strstr(out, ",caf\xc3\xa9??1m?2J,"),
+	      "UTF-8 output: a name's characters stay, its C1 controls are '?'\n%s", out);
+	free(out);
+	out = capture(print_named, &r);
+	check(!strchr(out, '\x9b') && !strchr(out, '\xc3') &&
+	      strstr(out, "(caf????1m?2J)"),
+	      "other output: a name's bytes beyond ASCII are '?'\n%s", out);
+	free(out);
+}
+
 static void test_table(void)
 {
 	struct rc_record recs[3] = {
@@ -1760,6 +1807,7 @@ int main(void)
 	test_exits_while_registering();
 	test_dump_ends();
 	test_control_bytes();
+	test_c1_controls();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
 	return failures > 255 ? 255 : failures;
 }
