@@ -5,7 +5,6 @@
  * The JSON keys are an interface: Documentation/accounting/recount.rst lists
  * them. Add keys, never rename or drop one.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1694,8 +1693,10 @@ static const char *col_header(char *buf, size_t size, const struct column *c)
 		return c->header;
 	snprintf(buf, size, "%.*s-%c", c->width - 2, events.name[e],
 		 (c->event - 1) % 2 ? 'K' : 'U');
+	/* ASCII only: toupper() follows LC_CTYPE, and 'i' is not 'I' in Turkish. */
 	for (i = 0; buf[i]; i++)
-		buf[i] = toupper((unsigned char)buf[i]);
+		if (buf[i] >= 'a' && buf[i] <= 'z')
+			buf[i] -= 'a' - 'A';
 	return buf;
 }
 
