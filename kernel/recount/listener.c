@@ -411,7 +411,8 @@ static bool recount_listener_capable(struct sk_buff *skb)
  * audit record: recount_nl_capable()), else it counts against the sender's
  * user.max_recount_listeners. What of the PMU's counts its records carry is
  * decided then, as for a request. A later registration keeps all that; one
- * that adds CPUs to a privileged listener must be privileged too.
+ * that adds CPUs to a privileged listener must be privileged too, and a
+ * denial is audited (as CAP_SYS_PTRACE's).
  *
  * Return: 0, -EPERM if the sender may not add CPUs to a privileged listener,
  * -EMFILE if the sender's user has as many listening sockets as it may, or
@@ -427,9 +428,13 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 
 	guard(mutex)(&recount_listeners_mutex);
 	l = rs->listener;
-	/* Widening a privileged listener is a privileged request, as netlink_capable() has it. */
+	/*
+	 * Widening a privileged listener is a privileged request, as
+	 * netlink_capable() has it. It asks for what only the capabilities
+	 * allow, so unlike recount's other checks, a denial is audited: once.
+	 */
 	if (l && l->privileged && !cpumask_subset(cpus, &l->cpus) &&
-	    !recount_listener_capable(skb)) {
+	    !recount_listener_capable(skb) && !netlink_capable(skb, CAP_SYS_PTRACE)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "this socket listens with CAP_SYS_PTRACE or CAP_NET_ADMIN: only a sender with one of them may add CPUs");
 		return -EPERM;

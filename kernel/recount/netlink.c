@@ -152,10 +152,11 @@ static __always_inline void *recount_nl_comm(void *pos, const struct task_struct
  *
  * Do the sender of @skb and the socket's opener both have @cap, as
  * netlink_capable() asks? recount asks to decide what a reply carries or
- * what a listener is charged, never because the requester asked for what
+ * what a listener is charged, not because the requester asked for what
  * only @cap allows: a denial is no event to audit, and a poller without
  * @cap would log one every time it reads (CAP_OPT_NOAUDIT, as /proc's
- * PTRACE_MODE_NOAUDIT).
+ * PTRACE_MODE_NOAUDIT). The one request for what only @cap allows, adding
+ * CPUs to a privileged listener, audits its denial apart.
  *
  * Return: true if both have @cap.
  */
@@ -300,14 +301,14 @@ static u32 recount_nl_perf_refused(const struct sk_buff *skb, bool cpu)
  * CAP_SYS_ADMIN. Security modules' perf_event_open hooks have their say.
  * Decided once per request, dump or listener registration, as perf decides
  * once, when an event is opened: one capability check each, not one per
- * record.
+ * record. Decided whatever the PMU counts at the time, for what it may
+ * count later (kernel.recount_pmu, kernel.recount). A record says what it
+ * withholds only where it carries the PMU's metrics.
  *
  * Return: RECOUNT_WITHHELD_* flags, 0 if the requester may read them all.
  */
 u32 recount_nl_withheld(const struct sk_buff *skb, bool cpu)
 {
-	if (!(recount_metrics_supported() & (RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS)))
-		return 0;
 	return recount_nl_perf_refused(skb, cpu);
 }
 
@@ -456,7 +457,9 @@ static __always_inline void *recount_nl_put_state(void *pos, u32 state,
 	pos = recount_nl_u32(pos, RECOUNT_A_FLAGS, state & RECOUNT_FLAGS_DISABLED);
 	pos = recount_nl_u32(pos, RECOUNT_A_METRICS, recount_nl_state_metrics(state));
 	pos = recount_nl_u32(pos, RECOUNT_A_ENERGY_SOURCE, (state >> 16) & 0x7f);
-	if (fmt->withheld)
+	if (fmt->withheld &&
+	    (recount_nl_state_metrics(state) &
+	     (RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS)))
 		pos = recount_nl_u32(pos, RECOUNT_A_WITHHELD, fmt->withheld);
 	return pos;
 }
@@ -1091,7 +1094,7 @@ static struct task_struct *recount_nl_exec_lock_task(struct task_struct *t, enum
 			return ERR_PTR(*waited);
 		if (type != PIDTYPE_TGID || READ_ONCE(t->group_leader) == t)
 			return t;
-		leader = pid_task(READ_ONCE(t->signal->pids[PIDTYPE_TGID]), PIDTYPE_TGID);
+		leader = pid_task(recount_nl_group(t), PIDTYPE_TGID);
 		recount_nl_exec_unlock(t, *waited);
 		if (!leader)
 			return NULL;
@@ -1187,8 +1190,8 @@ static int recount_nl_check_cpu(struct genl_info *info, unsigned int cpu)
 
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
 		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nla,
-					"no CPU %u (possible CPUs: %*pbl)",
-					cpu, cpumask_pr_args(cpu_possible_mask));
+					"no CPU %u (/sys/devices/system/cpu/possible lists them)",
+					cpu);
 		return -EINVAL;
 	}
 	if (!cpu_present(cpu)) {
@@ -2051,11 +2054,11 @@ static int recount_nl_parse_cpumask(struct genl_info *info, struct cpumask *cpus
 		NL_SET_ERR_MSG_ATTR(info->extack, nla, "empty CPU list");
 		return -EINVAL;
 	}
+	/* One CPU: a message of a list could outgrow NETLINK_MAX_FMTMSG_LEN. */
 	if (!cpumask_subset(cpus, cpu_possible_mask)) {
 		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nla,
-					"CPU %u is not possible (possible CPUs: %*pbl)",
-					cpumask_nth_andnot(0, cpus, cpu_possible_mask),
-					cpumask_pr_args(cpu_possible_mask));
+					"CPU %u is not possible (/sys/devices/system/cpu/possible lists them)",
+					cpumask_nth_andnot(0, cpus, cpu_possible_mask));
 		return -EINVAL;
 	}
 	return 0;

@@ -977,9 +977,13 @@ int main(int argc, char **argv)
 	x.out.json = x.o.json;
 	x.out.verbose = x.o.verbose;
 	x.out.runtime_version = x.o.runtime_version;
-	/* Command names keep characters beyond ASCII only where they can be shown. */
+	/*
+	 * Command names keep characters beyond ASCII only where they can be
+	 * shown; in CSV also where it goes to a file or a pipe, as ls(1) does.
+	 */
 	setlocale(LC_CTYPE, "");
 	x.out.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	x.out.csv_utf8 = x.out.utf8 || !isatty(STDOUT_FILENO);
 	x.c.verbose = x.o.verbose;
 	x.c.runtime_version = x.o.runtime_version;
 

@@ -40,6 +40,31 @@ static bool json_check_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/*
+ * The rest of a UTF-8 sequence that starts with @c: is it well-formed (not
+ * overlong, not a surrogate, at most U+10FFFF)? JSON text is UTF-8.
+ */
+static bool json_check_utf8(struct json_in *in, unsigned char c)
+{
+	unsigned int cp, n, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 1, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 2, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 3, cp = c & 0x07;
+	else
+		return false;
+	for (i = 0; i < n; i++) {
+		if (in->p >= in->end || ((unsigned char)*in->p & 0xc0) != 0x80)
+			return false;
+		cp = cp << 6 | ((unsigned char)*in->p++ & 0x3f);
+	}
+	return !((n == 2 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
+		 (n == 3 && (cp < 0x10000 || cp > 0x10ffff)));
+}
+
 static bool json_check_string(struct json_in *in)
 {
 	int i;
@@ -52,6 +77,8 @@ static bool json_check_string(struct json_in *in)
 		if (c == '"')
 			return true;
 		if (c < 0x20)
+			return false;
+		if (c >= 0x80 && !json_check_utf8(in, c))
 			return false;
 		if (c != '\\')
 			continue;

@@ -32,26 +32,36 @@ struct family {
 			const char *labels, int64_t realtime_off);
 };
 
-/* A label value, escaped as the format says: backslash, quote, newline. */
+/*
+ * A label value, escaped as the format says: backslash, quote, newline. The
+ * format is UTF-8, a command name any bytes: its characters beyond ASCII
+ * stay, a byte that is no character, or a control, becomes '?', so that no
+ * name can make the whole text unreadable.
+ */
 static size_t label_value(char *buf, size_t size, const char *s)
 {
-	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, len;
 
-	for (; *s && n + 3 < size; s++) {
-		unsigned char c = *s;
-
-		if (c == '\\' || c == '"')
-			buf[n++] = '\\';
-		if (c == '\n') {
-			buf[n++] = '\\';
-			buf[n++] = 'n';
+	for (; *p; p += len) {
+		len = *p >= 0x80 ? utf8_printable(p) : 0;
+		if (n + (len ? len : 2) >= size)
+			break;
+		if (len) {
+			memcpy(buf + n, p, len);
+			n += len;
 			continue;
 		}
-		/*
-		 * The format is UTF-8, a command name any bytes: keep ASCII,
-		 * so that no name can make the whole text unreadable.
-		 */
-		buf[n++] = c < 0x20 || c >= 0x7f ? '?' : c;
+		len = 1;
+		if (*p == '\\' || *p == '"') {
+			buf[n++] = '\\';
+			buf[n++] = *p;
+		} else if (*p == '\n') {
+			buf[n++] = '\\';
+			buf[n++] = 'n';
+		} else {
+			buf[n++] = *p < 0x20 || *p >= 0x7f ? '?' : *p;
+		}
 	}
 	buf[n] = '\0';
 	return n;

@@ -5,9 +5,11 @@
  * The JSON keys are an interface: Documentation/accounting/recount.rst lists
  * them. Add keys, never rename or drop one.
  */
+#define _GNU_SOURCE		/* wcwidth() */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "options.h"
 #include "output.h"
@@ -407,33 +409,69 @@ static void text_withheld(FILE *f, uint32_t withheld)
 }
 
 /*
- * The length of the UTF-8 sequence at @s if it encodes a character that is
- * not a C1 control (U+0080 to U+009F, which terminals may take for escape
- * sequences), or 0 if it does not: bad, overlong, a surrogate, or cut
- * short by the end of @s.
+ * The length of the UTF-8 sequence at @s, its code point in *@cp; 0 if it
+ * is not well-formed: bad, overlong, a surrogate, or cut short by the end
+ * of @s.
  */
-size_t utf8_printable(const unsigned char *s)
+static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
 {
-	uint32_t cp;
 	size_t n, i;
 
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
+	if (s[0] < 0x80)
+		n = 1, *cp = s[0];
+	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, *cp = s[0] & 0x1f;
 	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
+		n = 3, *cp = s[0] & 0x0f;
 	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
+		n = 4, *cp = s[0] & 0x07;
 	else
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
+		*cp = *cp << 6 | (s[i] & 0x3f);
 	}
-	if (cp <= 0x9f || (n == 3 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+	if ((n == 3 && *cp < 0x800) || (*cp >= 0xd800 && *cp <= 0xdfff) ||
+	    (n == 4 && (*cp < 0x10000 || *cp > 0x10ffff)))
 		return 0;
 	return n;
+}
+
+/*
+ * The length of the UTF-8 sequence at @s if it encodes a character beyond
+ * ASCII that is not a C1 control (U+0080 to U+009F, which terminals may take
+ * for escape sequences), or 0 if it does not.
+ */
+size_t utf8_printable(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n = utf8_decode(s, &cp);
+
+	return n && cp > 0x9f ? n : 0;
+}
+
+/*
+ * The columns @s takes on a terminal: its bytes, or where @utf8, the widths
+ * of its characters (wcwidth(3): two for most of East Asia's).
+ */
+static int text_columns(const char *s, bool utf8)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int cols = 0, w;
+	uint32_t cp;
+	size_t n;
+
+	if (!utf8)
+		return strlen(s);
+	for (; *p; p += n) {
+		n = utf8_decode(p, &cp);
+		w = n ? wcwidth(cp) : 1;
+		cols += w < 0 ? 1 : w;
+		if (!n)
+			n = 1;
+	}
+	return cols;
 }
 
 /*
@@ -677,19 +715,31 @@ static void json_bool(struct json *j, const char *key, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
+/*
+ * A JSON string is UTF-8, a command name any bytes: its characters stay,
+ * controls (C0, DEL, C1) are escaped, and a byte that is no character
+ * becomes U+FFFD, the replacement character.
+ */
 static void json_str(struct json *j, const char *key, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t n;
+
 	json_key(j, key);
 	fputc('"', j->f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(j->f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(j->f, "\\u%04x", c);
-		else
-			fputc(c, j->f);
+	for (; *p; p += n) {
+		n = utf8_decode(p, &cp);
+		if (!n) {
+			fputs("\\ufffd", j->f);
+			n = 1;
+		} else if (cp == '"' || cp == '\\') {
+			fprintf(j->f, "\\%c", (int)cp);
+		} else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+			fprintf(j->f, "\\u%04x", (unsigned int)cp);
+		} else {
+			fwrite(p, 1, n, j->f);
+		}
 	}
 	fputc('"', j->f);
 }
@@ -1761,12 +1811,20 @@ void table_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 	int i;
 
 	for (i = 0; c[i].name; i++) {
+		int width = c[i].width, extra;
+		const char *text;
 		char buf[40];
 
 		if (!col_shown(&c[i], kind) || len >= sizeof(line))
 			continue;
+		text = col_text(buf, sizeof(buf), &c[i], r, o);
+		/* printf() pads to bytes: a command name's characters may take more. */
+		if (c[i].type == COL_TEXT) {
+			extra = (int)strlen(text) - text_columns(text, o->utf8);
+			width += width < 0 ? -extra : extra;
+		}
 		len += snprintf(line + len, sizeof(line) - len, "%s%*s", len ? " " : "",
-				c[i].width, col_text(buf, sizeof(buf), &c[i], r, o));
+				width, text);
 	}
 	table_line(f, line, len < sizeof(line) ? len : sizeof(line) - 1);
 }
@@ -1825,7 +1883,7 @@ void csv_row(FILE *f, enum table_kind kind, const struct rc_record *r,
 			fputc(',', f);
 		first = false;
 		if (c[i].type == COL_TEXT) {
-			csv_text(f, c[i].text(r), o->utf8);
+			csv_text(f, c[i].text(r), o->csv_utf8);
 			continue;
 		}
 		if (!c[i].get(r, o, &u, &d))

@@ -31,9 +31,13 @@ struct out_opts {
 	uint32_t runtime_version;	/* the struct version asked, or 0 */
 	uint64_t now;			/* CLOCK_BOOTTIME, for shares of live tasks */
 	bool utf8;			/* the locale's charset is UTF-8 */
+	bool csv_utf8;			/* CSV keeps UTF-8: utf8, or no terminal */
 };
 
-/* The length of the UTF-8 character at @s, or 0 if bad or a C1 control. */
+/*
+ * The length of the UTF-8 character beyond ASCII at @s, or 0 if bad or a C1
+ * control.
+ */
 size_t utf8_printable(const unsigned char *s);
 
 /* a + b; absent if either is. */

@@ -7,10 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include <linux/perf_event.h>
 
 #include <netlink/genl/genl.h>
@@ -1111,9 +1113,18 @@ static void test_control_bytes(void)
 	free(out);
 }
 
+static void print_csv_to_file(FILE *f, void *arg)
+{
+	static const struct out_opts csv_opts = { .csv_utf8 = true };
+
+	csv_row(f, TABLE_THREADS, arg, &csv_opts);
+}
+
 static void print_named_utf8(FILE *f, void *arg)
 {
-	static const struct out_opts utf8_opts = { .now = 3000000000ULL, .utf8 = true };
+	static const struct out_opts utf8_opts = {
+		.now = 3000000000ULL, .utf8 = true, .csv_utf8 = true,
+	};
 	struct rc_record *r = arg;
 
 	table_row(f, TABLE_THREADS, r, &utf8_opts);
@@ -1132,7 +1143,11 @@ static void test_c1_controls(void)
 		size_t n;
 	} seqs[] = {
 		{ "\xc3\xa9", 2 }, { "\xe2\x82\xac", 3 }, { "\xf0\x9f\x98\x80", 4 },
-		{ "\xc2\xa0", 2 },
+		{ "\xc2\xa0", 2 }, { "\xdf\xbf", 2 }, { "\xe0\xa0\x80", 3 },	/* U+07FF, U+0800 */
+		{ "\xed\x9f\xbf", 3 }, { "\xee\x80\x80", 3 },	/* around the surrogates */
+		{ "\xef\xbf\xbf", 3 }, { "\xf0\x90\x80\x80", 4 }, { "\xf4\x8f\xbf\xbf", 4 },
+		{ "\xc1\xbf", 0 }, { "\xf0\x8f\xbf\xbf", 0 },	/* overlong */
+		{ "\xf5\x80\x80\x80", 0 }, { "\xfe", 0 }, { "\xff", 0 }, { "\xbf", 0 },
 		{ "\xc2\x9b", 0 }, { "\xc2\x80", 0 },	/* C1 */
 		{ "\x9b", 0 }, { "\xc0\x80", 0 }, { "\xe0\x80\x80", 0 },	/* overlong */
 		{ "\xed\xa0\x80", 0 }, { "\xf4\x90\x80\x80", 0 },	/* surrogate, too big */
@@ -1153,9 +1168,59 @@ static void test_c1_controls(void)
 	free(out);
 	out = capture(print_named, &r);
 	check(!strchr(out, '\x9b') && !strchr(out, '\xc3') &&
-	      strstr(out, "(caf????1m?2J)"),
+	      strstr(out, "(caf????1m?2J)") && strstr(out, ",caf????1m?2J,"),
 	      "other output: a name's bytes beyond ASCII are '?'\n%s", out);
 	free(out);
+	out = capture(print_csv_to_file, &r);
+	check(!strchr(out, '\x9b') && strstr(out, ",caf\xc3\xa9??1m?2J,"),
+	      "CSV to a file keeps UTF-8 whatever the locale:\n%s", out);
+	free(out);
+}
+
+static void print_row(FILE *f, void *arg)
+{
+	static const struct out_opts utf8_opts = { .utf8 = true };
+
+	table_row(f, TABLE_THREADS, arg, &utf8_opts);
+}
+
+/* The width of a table row's line, in columns of a UTF-8 terminal. */
+static int row_columns(const char *comm)
+{
+	struct rc_record r = sample(101, comm, 1000000, true);
+	char *out = capture(print_row, &r);
+	int cols = 0;
+	wchar_t wc;
+	size_t n;
+	char *p;
+
+	for (p = out; *p && *p != '\n'; p += n) {
+		n = mbrtowc(&wc, p, MB_CUR_MAX, NULL);
+		if (n == (size_t)-1 || n == (size_t)-2 || !n)
+			break;
+		cols += wcwidth(wc) > 0 ? wcwidth(wc) : 1;
+	}
+	free(out);
+	return cols;
+}
+
+/* Names of characters beyond ASCII take their columns, no more, no less. */
+static void test_table_width(void)
+{
+	int ascii;
+
+	if (!setlocale(LC_CTYPE, "C.UTF-8")) {
+		check(false, "the C.UTF-8 locale, for wcwidth()");
+		return;
+	}
+	ascii = row_columns("cafe");
+	check(row_columns("caf\xc3\xa9") == ascii,
+	      "a name of two-byte characters: %d columns, as ASCII's %d",
+	      row_columns("caf\xc3\xa9"), ascii);
+	check(row_columns("\xe6\x97\xa5\xe6\x9c\xac") == ascii,
+	      "a name of wide characters: %d columns, as ASCII's %d",
+	      row_columns("\xe6\x97\xa5\xe6\x9c\xac"), ascii);
+	setlocale(LC_CTYPE, "C");
 }
 
 static void test_table(void)
@@ -1245,6 +1310,15 @@ static void test_json(void)
 
 	out = capture(print_json, &r);
 	check(json_valid(out, strlen(out)), "a thread record is valid JSON:\n%s", out);
+	free(out);
+	r = sample(101, "caf\xc3\xa9\xc2\x9b\x80\"\x7f", 3000000, true);
+	out = capture(print_json, &r);
+	check(json_valid(out, strlen(out)) &&
+	      strstr(out, "\"comm\":\"caf\xc3\xa9\\u009b\\ufffd\\\"\\u007f\""),
+	      "a name's characters stay, controls escaped, bytes that are none U+FFFD:\n%s", out);
+	free(out);
+	r = sample(101, "worker", 3000000, true);
+	out = capture(print_json, &r);
 	check(out[strlen(out) - 1] == '\n' && !strchr(out, '\n')[1], "one object on one line");
 	check(json_member_u64(out, "pid", &v) && v == 101 && json_member_u64(out, "tgid", &v) &&
 	      v == 100, "pid and tgid");
@@ -1419,12 +1493,13 @@ static void test_info(void)
 static void test_json_check(void)
 {
 	static const char *const good[] = {
-		"{}", "[]", "0", "-1.5e3", "\"a\\u00e9\"", "{\"a\":[1,{\"b\":null}],\"c\":true}",
+		"{}", "[]", "0", "-1.5e3", "\"a\\u00e9\"", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"",
+		"{\"a\":[1,{\"b\":null}],\"c\":true}",
 		" [ 1 , 2 ]\t\n",
 	};
 	static const char *const bad[] = {
 		"", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\t\"", "{'a':1}", "[1] x", "nul",
-		"{\"a\" 1}", "\"\\x\"",
+		"{\"a\" 1}", "\"\\x\"", "\"\x80\"", "\"\xc3\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"",
 	};
 	size_t i;
 
@@ -1502,7 +1577,7 @@ static void print_openmetrics(FILE *f, void *arg)
 {
 	struct rc_record recs[3] = {
 		sample(101, "a\"b\\c\nd", 3000000, true),
-		sample(102, "w\xc3\x28rker", 5000, false),
+		sample(102, "w\xc3\x28rk\xc3\xa9r", 5000, false),
 		{
 			.type = RC_CPU, .has_cpu = true, .cpu = 2, .has_usage = true,
 			.usage = {
@@ -1543,8 +1618,9 @@ static void test_openmetrics(void)
 				 ",wait=\"lock\"} 0.000001500\n", NULL)),
 	      "the longest wait: a gauge in seconds:\n%s", out);
 	check(strstr(out, joined("\nrecount_thread_start_time_seconds{tid=\"102\",pid=\"100\",",
-				 "comm=\"w?(rker\"} 1700000001.000000000\n", NULL)),
-	      "start time as Unix time; a name's bytes that are not ASCII as ?:\n%s", out);
+				 "comm=\"w?(rk\xc3\xa9r\"} 1700000001.000000000\n", NULL)),
+	      "start time as Unix time; a name's characters kept, bytes that are none as ?:\n%s",
+	      out);
 	check(strstr(out, joined("\nrecount_cpu_cpu_seconds_total{cpu=\"2\",kind=\"efficiency\",",
 				 "mode=\"idle\"} 1.500000000\n", NULL)) &&
 	      strstr(out, joined("\nrecount_cpu_energy_joules_total{cpu=\"2\",kind=\"efficiency\",",
@@ -1808,6 +1884,7 @@ int main(void)
 	test_dump_ends();
 	test_control_bytes();
 	test_c1_controls();
+	test_table_width();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
 	return failures > 255 ? 255 : failures;
 }

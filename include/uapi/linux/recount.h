@@ -183,7 +183,9 @@ enum recount_inexact {
  *   not read, by the rules perf_event_open() applies to the same counts; those
  *   attributes are left out of the record's usages (and per-kind and exited
  *   nests). Decided once per request, dump or listener registration, with the
- *   capabilities of both the sender and the socket's opener.
+ *   capabilities of both the sender and the socket's opener, whatever the PMU
+ *   counts then: a listener keeps it when the PMU starts counting. Given only
+ *   in records that carry cycles and instructions.
  * @RECOUNT_WITHHELD_USER_PMU: user-cycles and user-instructions: a CPU's,
  *   where perf refuses a CPU-wide event (perf_event_paranoid above 0 without
  *   CAP_PERFMON); anyone's, where perf refuses any event (perf_event_paranoid

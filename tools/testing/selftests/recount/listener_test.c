@@ -666,12 +666,10 @@ static int become_nondumpable_nobody(void)
 enum registrant {
 	NOBODY,			/* nobody, for every CPU */
 	ROOT,			/* root, for every CPU, then becomes nobody */
-	ROOT_THEN_NOBODY,	/* root, for CPU 0; nobody may not add every CPU */
 };
 
 /*
- * A listener of every CPU (CPU 0 for ROOT_THEN_NOBODY, where the two
- * processes exit on it), as nobody, counts in @seen the records of two
+ * A listener of every CPU, as nobody, counts in @seen the records of two
  * processes that exit once it listens, each after @become[i]() succeeded.
  * It registered as @who says.
  */
@@ -690,11 +688,8 @@ static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(
 		struct rnl nl;
 
 		if ((who == NOBODY && become_nobody()) || rnl_open(&nl) ||
-		    rnl_listen(&nl, true, who == ROOT_THEN_NOBODY ? "0" : every_cpu(), &r) ||
+		    rnl_listen(&nl, true, every_cpu(), &r) ||
 		    (who != NOBODY && become_nobody()) ||
-		    (who == ROOT_THEN_NOBODY &&
-		     (rnl_listen(&nl, true, every_cpu(), &r) != -EPERM || !r.extack[0] ||
-		      rnl_listen(&nl, true, "0", &r))) ||
 		    write(from_listener[1], "r", 1) != 1 ||
 		    read(to_listener[0], pids, sizeof(pids)) != sizeof(pids))
 			_exit(1);
@@ -708,7 +703,7 @@ static void listen_as(struct __test_metadata *_metadata, int (*const become[2])(
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
 		if (pids[i] == 0)
-			_exit((who == ROOT_THEN_NOBODY && pin_self(0)) || become[i]() ? 1 : 0);
+			_exit(become[i]() ? 1 : 0);
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_EQ(0, status) TH_LOG("process %d could not become what it should", i);
 	}
@@ -778,6 +773,26 @@ TEST_F(recount, listener_keeps_the_credentials_it_registered_with)
 }
 
 /*
+ * As root, register a listener of CPU @mine, become nobody, be refused
+ * adding the other CPU of @both, and register @mine again. Returns 'r' when
+ * all went as it should, else the letter of the step that did not.
+ */
+static char register_then_widen(struct rnl *nl, const char *mine, const char *both)
+{
+	struct rnl_reply r;
+
+	if (rnl_open(nl) || rnl_listen(nl, true, mine, &r))
+		return 'a';
+	if (become_nobody())
+		return 'b';
+	if (rnl_listen(nl, true, both, &r) != -EPERM || !r.extack[0])
+		return 'c';
+	if (rnl_listen(nl, true, mine, &r))
+		return 'd';
+	return 'r';
+}
+
+/*
  * And by those of its first registration: a later one on its socket, by
  * another (nobody, here), changes neither its credentials nor what it
  * receives, as an open file handed to another task keeps its opener's; but
@@ -787,12 +802,63 @@ TEST_F(recount, listener_keeps_the_credentials_it_registered_with)
  */
 TEST_F(recount, listener_keeps_the_credentials_of_its_first_registration)
 {
-	static int (*const become[2])(void) = { become_nobody, stay_root };
-	long seen[2];
+	/* Where the listener failed, if it did: the step's letter. */
+	static const char *const steps[] = {
+		"root registering its CPU", "becoming nobody",
+		"nobody adding a CPU: not refused with EPERM and a message",
+		"nobody registering the listener's CPU again", "reading the pids",
+	};
+	int to_listener[2], from_listener[2], status, i, cpu[2];
+	char mine[16], both[32], step;
+	pid_t listener, pids[3];
+	long seen[3];
 
-	listen_as(_metadata, become, seen, ROOT_THEN_NOBODY);
+	cpu[0] = pick_cpu(false, -1);
+	cpu[1] = cpu[0] < 0 ? -1 : pick_cpu(false, cpu[0]);
+	if (cpu[1] < 0)
+		SKIP(return, "one CPU: no other to add");
+	snprintf(mine, sizeof(mine), "%d", cpu[0]);
+	snprintf(both, sizeof(both), "%d,%d", cpu[0], cpu[1]);
+	ASSERT_EQ(0, pipe(to_listener));
+	ASSERT_EQ(0, pipe(from_listener));
+	listener = fork();
+	ASSERT_GE(listener, 0);
+	if (listener == 0) {
+		struct rnl nl;
+
+		step = register_then_widen(&nl, mine, both);
+		if (write(from_listener[1], &step, 1) != 1 || step != 'r')
+			_exit(1);
+		if (read(to_listener[0], pids, sizeof(pids)) != sizeof(pids)) {
+			step = 'e';
+			_exit(write(from_listener[1], &step, 1) == 1 ? 1 : 2);
+		}
+		count_records(&nl, pids, seen, 3);
+		_exit(write(from_listener[1], seen, sizeof(seen)) == sizeof(seen) ? 0 : 2);
+	}
+	close(from_listener[1]);
+	close(to_listener[0]);
+	ASSERT_EQ(1, read(from_listener[0], &step, 1));
+	ASSERT_EQ('r', step) TH_LOG("the listener failed at %s",
+				    step >= 'a' && step <= 'e' ? steps[step - 'a'] : "?");
+	/* Nobody and root exit on the listener's CPU, root on the one refused. */
+	for (i = 0; i < 3; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (pids[i] == 0)
+			_exit(pin_self(cpu[i / 2]) || (i == 0 && become_nobody()) ? 1 : 0);
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_EQ(0, status) TH_LOG("process %d could not become what it should", i);
+	}
+	ASSERT_EQ(sizeof(pids), write(to_listener[1], pids, sizeof(pids)));
+	ASSERT_EQ(sizeof(seen), read(from_listener[0], seen, sizeof(seen)));
+	ASSERT_EQ(listener, waitpid(listener, &status, 0));
+	EXPECT_EQ(0, status);
+	close(from_listener[0]);
+	close(to_listener[1]);
 	EXPECT_EQ(2, seen[0]);
-	EXPECT_EQ(2, seen[1]);
+	EXPECT_EQ(2, seen[1]) TH_LOG("root's records, on the CPU root registered");
+	EXPECT_EQ(0, seen[2]) TH_LOG("records from CPU %d, which nobody was refused", cpu[1]);
 }
 
 #ifndef __NR_landlock_create_ruleset

@@ -678,7 +678,9 @@ TEST_F(recount, cap_sys_ptrace_alone_reads_others)
  */
 #define KPROBES_ABSENT "no kprobe events: capability checks cannot be traced here"
 #define TRACING "/sys/kernel/tracing"
-#define CAP_PROBE "recount_test/cap"
+#define CAP_GROUP "recount_test"
+#define CAP_PROBE CAP_GROUP "/cap"
+#define CAP_RET_PROBE CAP_GROUP "/capret"
 #define CAP_OPT_NOAUDIT 0x2	/* include/linux/security.h */
 
 static void count_record(const struct rnl_record *rec, void *arg)
@@ -709,66 +711,167 @@ static int nobody_polls(void *arg)
 	return 0;
 }
 
-TEST_F(recount, capability_probes_are_not_audited)
+/* What trace_capability_checks() saw. */
+struct cap_checks {
+	int checks;	/* capability checks */
+	int audited;	/* of those, without CAP_OPT_NOAUDIT */
+	int denied;	/* of those, refused: each an audit record */
+};
+
+/* Count a line of the trace of CAP_PROBE and CAP_RET_PROBE in @c. */
+static void count_cap_line(struct __test_metadata *_metadata, char *line, struct cap_checks *c,
+			   bool *audited)
 {
-	char filter[64], line[512], *p;
-	int ready[2], go[2], fds[2], fd, status, checks = 0, audited = 0;
 	unsigned int opts;
+	char *p;
+	int ret;
+
+	line[strcspn(line, "\n")] = 0;
+	p = strstr(line, " opts=");
+	if (strstr(line, " cap: ") && p && sscanf(p, " opts=%x", &opts) == 1) {
+		c->checks++;
+		*audited = !(opts & CAP_OPT_NOAUDIT);
+		if (*audited) {
+			c->audited++;
+			TH_LOG("an audited check: %s", line);
+		}
+		return;
+	}
+	p = strstr(line, " ret=");
+	if (strstr(line, " capret: ") && p && sscanf(p, " ret=%d", &ret) == 1) {
+		if (*audited && ret)
+			c->denied++;
+		*audited = false;
+	}
+}
+
+/*
+ * Run @fn as nobody, after @prepare as root, with a kprobe and a kretprobe
+ * on security_capable() recording the checks made for it from the moment
+ * it says it is ready (fds[0] of its arg) until it returns; count them in
+ * @c. Returns -1 where kprobe events are absent, 0, what @fn returned, 100
+ * if @prepare failed, or above 100 if tracing did.
+ */
+static int trace_capability_checks(struct __test_metadata *_metadata, int (*prepare)(void *),
+				   int (*fn)(void *), struct cap_checks *c)
+{
+	int ready[2], go[2], fds[2], fd, status, ret = 0;
+	char filter[64], line[512];
+	bool audited = false;
 	FILE *trace;
 	pid_t pid;
 
+	memset(c, 0, sizeof(*c));
 	if (access(TRACING "/kprobe_events", W_OK))
 		mount("nodev", TRACING, "tracefs", 0, NULL);
 	if (access(TRACING "/kprobe_events", W_OK))
-		SKIP(return, KPROBES_ABSENT);
+		return -1;
 	/* A failed run's: an enabled event cannot be deleted. */
-	write_file(TRACING "/events/" CAP_PROBE "/enable", "0");
+	write_file(TRACING "/events/" CAP_GROUP "/enable", "0");
 	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
-	ASSERT_EQ(0, write_file(TRACING "/kprobe_events",
-				"p:" CAP_PROBE " security_capable cap=$arg3:s32 opts=$arg4:x32"));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
+	write_file(TRACING "/kprobe_events", "-:" CAP_RET_PROBE);
+	if (write_file(TRACING "/kprobe_events",
+		       "p:" CAP_PROBE " security_capable cap=$arg3:s32 opts=$arg4:x32") ||
+	    write_file(TRACING "/kprobe_events",
+		       "r:" CAP_RET_PROBE " security_capable ret=$retval:s32") ||
+	    pipe(ready) || pipe(go))
+		return 101;
 	pid = fork();
-	ASSERT_GE(pid, 0);
+	if (pid < 0)
+		return 102;
 	if (pid == 0) {
 		fds[0] = ready[1];
 		fds[1] = go[0];
-		if (become_nobody())
+		if ((prepare && prepare(fds)) || become_nobody())
 			_exit(100);
-		_exit(nobody_polls(fds));
+		_exit(fn(fds));
 	}
-	ASSERT_EQ(1, read(ready[0], line, 1));
+	close(ready[1]);
+	close(go[0]);
 	snprintf(filter, sizeof(filter), "common_pid == %d", pid);
-	ASSERT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/filter", filter));
+	if (read(ready[0], line, 1) != 1 ||
+	    write_file(TRACING "/events/" CAP_GROUP "/filter", filter))
+		ret = 103;
 	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);	/* empties it */
-	ASSERT_LE(0, fd);
-	close(fd);
-	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
-	ASSERT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/enable", "1"));
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/enable", "0"));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
-		TH_LOG("nobody's reads failed, status %#x", status);
+	if (fd >= 0)
+		close(fd);
+	if (write_file(TRACING "/tracing_on", "1") ||
+	    write_file(TRACING "/events/" CAP_GROUP "/enable", "1"))
+		ret = 104;
+	/* The child waits for its go, even to fail. */
+	if (write(go[1], "g", 1) != 1 || waitpid(pid, &status, 0) != pid)
+		ret = 105;
+	else if (!ret)
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 106;
+	write_file(TRACING "/events/" CAP_GROUP "/enable", "0");
 
 	trace = fopen(TRACING "/trace", "r");
-	ASSERT_NE(NULL, trace);
-	while (fgets(line, sizeof(line), trace)) {
-		p = strstr(line, " opts=");
-		if (line[0] == '#' || !strstr(line, "cap:") || !p)
-			continue;
-		checks++;
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(p, " opts=%x", &opts) == 1 && !(opts & CAP_OPT_NOAUDIT)) {
-			audited++;
-			TH_LOG("an audited check: %s", line);
-		}
-	}
-	fclose(trace);
+	while (trace && fgets(line, sizeof(line), trace))
+		if (line[0] != '#')
+			count_cap_line(_metadata, line, c, &audited);
+	if (trace)
+		fclose(trace);
 	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
+	write_file(TRACING "/kprobe_events", "-:" CAP_RET_PROBE);
+	close(ready[0]);
+	close(go[1]);
+	return ret;
+}
+
+TEST_F(recount, capability_probes_are_not_audited)
+{
+	struct cap_checks c;
+	int ret;
+
+	ret = trace_capability_checks(_metadata, NULL, nobody_polls, &c);
+	if (ret < 0)
+		SKIP(return, KPROBES_ABSENT);
+	EXPECT_EQ(0, ret) TH_LOG("nobody's reads failed at step %d", ret);
 	/* Nobody's listener is checked for CAP_SYS_PTRACE at least. */
-	EXPECT_LT(0, checks);
-	EXPECT_EQ(0, audited);
+	EXPECT_LT(0, c.checks);
+	EXPECT_EQ(0, c.audited);
+}
+
+/* Root's listener of CPU 0, which nobody_widens() tries to widen. */
+static struct rnl root_listener;
+
+static int root_listens(void *arg)
+{
+	struct rnl_reply r;
+
+	return rnl_open(&root_listener) || rnl_listen(&root_listener, true, "0", &r);
+}
+
+/* As nobody, on root's listener: be refused adding every CPU. */
+static int nobody_widens(void *arg)
+{
+	const int *fds = arg;
+	struct rnl_reply r;
+	char c;
+
+	if (write(fds[0], "r", 1) != 1 || read(fds[1], &c, 1) != 1)
+		return 1;
+	return rnl_listen(&root_listener, true, every_cpu(), &r) == -EPERM && r.extack[0] ? 0 : 2;
+}
+
+/*
+ * Adding CPUs to a privileged listener asks for what only CAP_SYS_PTRACE or
+ * CAP_NET_ADMIN allows, unlike the checks above: its denial is audited, in
+ * one record, for CAP_SYS_PTRACE (netlink_capable() asks the opener, root
+ * here, and the sender, audited both: one is refused).
+ */
+TEST_F(recount, a_refused_widening_is_audited_once)
+{
+	struct cap_checks c;
+	int ret;
+
+	if (get_nprocs_conf() < 2)
+		SKIP(return, "one CPU: no other to add");
+	ret = trace_capability_checks(_metadata, root_listens, nobody_widens, &c);
+	if (ret < 0)
+		SKIP(return, KPROBES_ABSENT);
+	EXPECT_EQ(0, ret) TH_LOG("nobody was not refused: step %d", ret);
+	EXPECT_EQ(1, c.denied) TH_LOG("%d checks, %d audited", c.checks, c.audited);
 }
 
 TEST_HARNESS_MAIN

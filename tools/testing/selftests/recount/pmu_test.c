@@ -427,6 +427,88 @@ TEST_F(recount, pmu_counts_follow_perf_event_paranoid)
 	EXPECT_EQ(0, paranoid_set(saved));
 }
 
+#define RECOUNT_PMU_SYSCTL "/proc/sys/kernel/recount_pmu"
+
+/*
+ * As nobody, register a listener of every CPU, say so on @fds[0], wait for
+ * the go on @fds[1], and read the exit record of a child. Returns 0 with
+ * @v filled, or the step that failed.
+ */
+static int listen_for_a_child(const int *fds, struct pmu_view *v)
+{
+	struct rnl_record rec;
+	struct rnl_reply r;
+	struct rnl nl;
+	char c;
+	pid_t p;
+
+	if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r))
+		return 1;
+	if (write(fds[0], "r", 1) != 1 || read(fds[1], &c, 1) != 1)
+		return 2;
+	p = fork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || waitpid(p, NULL, 0) != p)
+		return 3;
+	while (rnl_next_exit(&nl, &rec, 2000) == 1) {
+		if (rec.has_pid && rec.pid == (__u32)p) {
+			*v = pmu_view_of(&rec);
+			return 0;
+		}
+	}
+	return 4;
+}
+
+/*
+ * What perf would refuse a listener is decided when it registers, whatever
+ * the PMU counts then: one that registered while the PMU counted nothing
+ * (kernel.recount_pmu=0) gets no kernel-mode counts at perf_event_paranoid 2
+ * once it counts again, and its records say so.
+ */
+TEST_F(recount, listener_registered_without_pmu_keeps_perf_rules)
+{
+	int saved = paranoid_get(), ready[2], go[2], res[2], status, err;
+	struct pmu_view v = {};
+	pid_t child;
+	char c;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_NE(-9, saved) TH_LOG("cannot read " PARANOID);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	ASSERT_EQ(0, paranoid_set(2));
+	ASSERT_EQ(0, write_file(RECOUNT_PMU_SYSCTL, "0\n"));
+	EXPECT_FALSE(have_pmu(&self->nl));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		int fds[2] = { ready[1], go[0] };
+
+		err = listen_for_a_child(fds, &v);
+		_exit(write(res[1], &v, sizeof(v)) == sizeof(v) ? err : 5);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(res[1]);
+	err = read(ready[0], &c, 1) != 1;
+	EXPECT_EQ(0, write_file(RECOUNT_PMU_SYSCTL, "1\n"));
+	EXPECT_TRUE(have_pmu(&self->nl));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(sizeof(v), read(res[0], &v, sizeof(v)));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, paranoid_set(saved));
+	EXPECT_FALSE(err) TH_LOG("the listener did not register");
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the listener failed at step %d", WEXITSTATUS(status));
+	expect_view(_metadata, "exit record", &v, RECOUNT_WITHHELD_KERNEL_PMU, true);
+	close(ready[0]);
+	close(go[1]);
+	close(res[0]);
+}
+
 /* Copy @from to a new set-user-ID file of ours; its name in @path. */
 static int make_setuid_copy(const char *from, char *path)
 {
