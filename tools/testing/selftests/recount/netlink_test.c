@@ -582,7 +582,8 @@ static int nobody_reads_setuid_exec(void *arg)
 	return 0;
 }
 
-TEST_F(recount, setuid_exec_is_read_whole_before_or_after)
+/* 300 execs, each read until denied: 30 s on the debug kernel under TCG. */
+TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
 {
 	struct suid_reads *s;
 	char buf[65536];
