@@ -1094,7 +1094,7 @@ static struct task_struct *recount_nl_exec_lock_task(struct task_struct *t, enum
 			return ERR_PTR(*waited);
 		if (type != PIDTYPE_TGID || READ_ONCE(t->group_leader) == t)
 			return t;
-		leader = pid_task(recount_nl_group(t), PIDTYPE_TGID);
+		leader = pid_task(READ_ONCE(t->signal->pids[PIDTYPE_TGID]), PIDTYPE_TGID);
 		recount_nl_exec_unlock(t, *waited);
 		if (!leader)
 			return NULL;
