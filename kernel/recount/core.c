@@ -300,6 +300,9 @@ static __always_inline void recount_user_clock_set(u64 w, u64 now, bool run)
  *
  * A CPU whose state is unknown (RECOUNT_CPU_OFF) starts accounting here and
  * charges nothing; one being switched off (RECOUNT_CPU_STOPPING) does nothing.
+ * If the clock stepped back since the last point, the interval is empty
+ * (recount_ticks_since()), as it is to a reader: nothing is charged, and the
+ * CPU goes on from the clock's new value.
  * Called with interrupts disabled, by the only writer of this CPU's state.
  */
 static void recount_account(struct task_struct *next, unsigned int state, u64 queued,
@@ -349,8 +352,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		WRITE_ONCE(rc->factor, recount_clock_factor());
 		memset(rc->frac, 0, sizeof(rc->frac));
 	} else if (likely(prev)) {
-		recount_split((now - rc->at) & RECOUNT_CLOCK_MASK,
-			      (word - rc->user) & RECOUNT_CLOCK_MASK, rc->factor, rc->frac, time);
+		recount_split(recount_ticks_since(rc->at, now),
+			      recount_ticks_since(rc->user, word), rc->factor, rc->frac, time);
 		energy = recount_energy(rc, time[RECOUNT_LEVEL_USER] + time[RECOUNT_LEVEL_KERNEL],
 					false);
 		recount_usage_add_time(&rc->usage, time, energy);
@@ -359,8 +362,8 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 			recount_exited_add(prev, rc->kind, time, energy, NULL, NULL);
 	} else {
 		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
-		ticks = (now - rc->at) & RECOUNT_CLOCK_MASK;
-		idle = min((word - rc->user) & RECOUNT_CLOCK_MASK, ticks);
+		ticks = recount_ticks_since(rc->at, now);
+		idle = min(recount_ticks_since(rc->user, word), ticks);
 		recount_idle_add(rc, idle, ticks - idle, time);
 	}
 
@@ -784,14 +787,6 @@ void recount_children_read(struct signal_struct *sig, struct recount_usage *usag
 		*usage = sig->recount.children;
 		*runtime = sig->recount.children_runtime;
 	} while (read_seqretry(&sig->stats_lock, seq));
-}
-
-/* @b - @a in ticks, or 0 if @b is before @a (clocks of two CPUs). */
-static __always_inline u64 recount_ticks_since(u64 a, u64 b)
-{
-	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
-
-	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
 }
 
 /*

@@ -213,6 +213,27 @@ struct recount_cpu_usage {
 #define RECOUNT_CLOCK_MASK	GENMASK_ULL(63 - RECOUNT_USER_CLOCK_SHIFT, 0)
 
 /**
+ * recount_ticks_since() - the ticks of recount's clock from one read to another
+ * @a: the earlier read, or a user time, modulo 2^56
+ * @b: the later one
+ *
+ * A reader compares its clock with another CPU's, and a CPU's own clock may
+ * step back: on x86, idle entry and a periodic timer restore a TSC_ADJUST
+ * that firmware changed (tsc_verify_tsc_adjust()), and the TSC jumps
+ * without being marked unstable. An interval that ends before it starts is
+ * empty, not 2^56 ticks less its length.
+ *
+ * Return: @b - @a modulo 2^56, or 0 if that is more than half the range
+ * (@b is before @a).
+ */
+static __always_inline u64 recount_ticks_since(u64 a, u64 b)
+{
+	u64 d = (b - a) & RECOUNT_CLOCK_MASK;
+
+	return d <= RECOUNT_CLOCK_MASK / 2 ? d : 0;
+}
+
+/**
  * recount_ticks_to_ns() - convert ticks of recount's clock to nanoseconds
  * @ticks: the ticks
  * @factor: nanoseconds per tick, 32.32 fixed point

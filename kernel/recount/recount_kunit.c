@@ -15,6 +15,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -174,6 +175,21 @@ static void recount_test_ticks_to_ns(struct kunit *test)
 	frac = 0;
 	KUNIT_EXPECT_EQ(test, recount_ticks_to_ns(62500000ULL * 86400 * 10, 16ULL << 32, &frac),
 			86400ULL * 10 * NSEC_PER_SEC);
+}
+
+/* Intervals between clock reads modulo 2^56: empty if they end first. */
+static void recount_test_ticks_since(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(10, 15), 5);
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(15, 15), 0);
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(15, 10), 0);
+	/* Across the wrap, and the clock's high bits ignored. */
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(RECOUNT_CLOCK_MASK - 2, 3), 6);
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(BIT_ULL(60) | 7, 9), 2);
+	/* Half the range is the longest interval; beyond, the clock went back. */
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(0, RECOUNT_CLOCK_MASK / 2),
+			RECOUNT_CLOCK_MASK / 2);
+	KUNIT_EXPECT_EQ(test, recount_ticks_since(0, RECOUNT_CLOCK_MASK / 2 + 1), 0);
 }
 
 static void recount_test_split(struct kunit *test)
@@ -1189,6 +1205,26 @@ static void recount_test_record_comm(struct kunit *test)
 }
 
 /*
+ * Check that what took @time on the thread, and its CPU from @a to @b,
+ * charged neither: the thread's own work around it takes a millisecond,
+ * five on a KCSAN kernel.
+ */
+static void recount_test_charged_nothing(struct kunit *test, const char *what, u64 time,
+					 const struct recount_cpu_usage *a,
+					 const struct recount_cpu_usage *b)
+{
+	u64 cpu_time = b->idle_time - a->idle_time;
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		cpu_time += b->usage.level[l].time - a->usage.level[l].time;
+	kunit_info(test, "%s: the thread was charged %llu us, its CPU %llu us", what,
+		   time / NSEC_PER_USEC, cpu_time / NSEC_PER_USEC);
+	KUNIT_EXPECT_LT(test, time, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LT(test, cpu_time, 10 * NSEC_PER_MSEC);
+}
+
+/*
  * Suspend to RAM and hibernation (syscore_suspend(): the other CPUs
  * offline, interrupts disabled): what the last CPU does from its suspend to
  * its resume is nobody's time, as the 20 ms it spins here are neither the
@@ -1198,8 +1234,7 @@ static void recount_test_suspend(struct kunit *test)
 {
 	struct recount_cpu_usage a, b;
 	unsigned int cpu;
-	u64 time, cpu_time;
-	int l;
+	u64 time;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
@@ -1216,14 +1251,102 @@ static void recount_test_suspend(struct kunit *test)
 	recount_cpu_read(cpu, &b);
 	preempt_enable();
 
-	cpu_time = b.idle_time - a.idle_time;
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
-		cpu_time += b.usage.level[l].time - a.usage.level[l].time;
-	kunit_info(test, "20 ms suspended: the thread was charged %llu us, its CPU %llu us",
-		   time / NSEC_PER_USEC, cpu_time / NSEC_PER_USEC);
-	/* Its own work around the suspend takes a millisecond, five with KCSAN. */
-	KUNIT_EXPECT_LT(test, time, 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_LT(test, cpu_time, 10 * NSEC_PER_MSEC);
+	recount_test_charged_nothing(test, "20 ms suspended", time, &a, &b);
+}
+
+/*
+ * recount's clock steps back on a CPU (x86: a TSC_ADJUST restored at idle
+ * entry), here by a second: the CPU's last accounting point is moved a
+ * second ahead of its clock. The next accounting point charges nothing for
+ * an interval that ends before it starts, where the difference of the two
+ * clock reads, modulo 2^56, would be years, and the CPU goes on from the
+ * clock's new value. The same for the user clock's growth (it stepped back
+ * in user mode): the CPU, which runs this kernel thread throughout, gains
+ * no user time, where the interval was all user time before.
+ */
+static void recount_test_clock_steps_back(struct kunit *test)
+{
+	struct recount_cpu_usage a, b;
+	struct recount_cpu *rc;
+	unsigned long flags;
+	unsigned int cpu;
+	u64 time, second;
+
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	preempt_disable();
+	cpu = smp_processor_id();
+	rc = this_cpu_ptr(&recount_cpus);
+	time = recount_test_self_time();
+	recount_cpu_read(cpu, &a);
+	second = div64_u64((u64)NSEC_PER_SEC << 32, READ_ONCE(rc->factor));
+	local_irq_save(flags);
+	raw_write_seqcount_begin(&rc->seq);
+	WRITE_ONCE(rc->at, rc->at + second);
+	raw_write_seqcount_end(&rc->seq);
+	recount_update_current();
+	/* The user clock alone steps back: a CPU in kernel mode gains no user time. */
+	raw_write_seqcount_begin(&rc->seq);
+	WRITE_ONCE(rc->user, (rc->user + second) & RECOUNT_CLOCK_MASK);
+	raw_write_seqcount_end(&rc->seq);
+	recount_update_current();
+	local_irq_restore(flags);
+	time = recount_test_self_time() - time;
+	recount_cpu_read(cpu, &b);
+	preempt_enable();
+
+	recount_test_charged_nothing(test, "clock a second back", time, &a, &b);
+	KUNIT_EXPECT_EQ(test, b.usage.level[RECOUNT_LEVEL_USER].time,
+			a.usage.level[RECOUNT_LEVEL_USER].time);
+}
+
+#ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+static u64 notrace recount_test_read_cntvct(void)
+{
+	return read_sysreg(cntvct_el0);
+}
+#endif
+
+/*
+ * arm64: a CPU whose counter reads need an erratum workaround (an
+ * out-of-line read) keeps recount from the raw counter; one whose
+ * workaround leaves those reads alone (erratum 1418040's) does not. Each
+ * is given to this CPU in turn, with interrupts off; a pseudo-NMI's reads
+ * of the counter meanwhile go through the one that reads it, as the
+ * erratum code's own reads do.
+ */
+static void recount_test_clock_erratum(struct kunit *test)
+{
+#ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+	static const struct arch_timer_erratum_workaround empty = {
+		.desc = "recount KUnit, no counter reads",
+	};
+	static const struct arch_timer_erratum_workaround reads = {
+		.desc = "recount KUnit, counter reads",
+		.read_cntvct_el0 = recount_test_read_cntvct,
+	};
+	u64 rate, with_empty, with_reads;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (__this_cpu_read(timer_unstable_counter_workaround)) {
+		local_irq_restore(flags);
+		kunit_skip(test, "this CPU's counter has a workaround of its own");
+	}
+	rate = arch_recount_clock_rate();
+	__this_cpu_write(timer_unstable_counter_workaround, &empty);
+	with_empty = arch_recount_clock_rate();
+	__this_cpu_write(timer_unstable_counter_workaround, &reads);
+	with_reads = arch_recount_clock_rate();
+	__this_cpu_write(timer_unstable_counter_workaround, NULL);
+	local_irq_restore(flags);
+	if (!rate)
+		kunit_skip(test, "the counter is not recount's clock here");
+	KUNIT_EXPECT_EQ(test, with_empty, rate);
+	KUNIT_EXPECT_EQ(test, with_reads, 0);
+#else
+	kunit_skip(test, "no counter erratum workarounds in this kernel (arm64's)");
+#endif
 }
 
 /*
@@ -1454,6 +1577,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_user_clock_wraps),
 	KUNIT_CASE(recount_test_user_clock_pick),
 	KUNIT_CASE(recount_test_ticks_to_ns),
+	KUNIT_CASE(recount_test_ticks_since),
 	KUNIT_CASE(recount_test_split),
 	KUNIT_CASE(recount_test_counter_delta),
 	KUNIT_CASE(recount_test_pmu_cpu_without_counters),
@@ -1467,6 +1591,8 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_suspend),
+	KUNIT_CASE(recount_test_clock_steps_back),
+	KUNIT_CASE(recount_test_clock_erratum),
 	KUNIT_CASE(recount_test_record_size),
 	KUNIT_CASE(recount_test_record_of_reaped),
 	KUNIT_CASE(recount_test_record_of_track),

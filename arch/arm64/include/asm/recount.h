@@ -37,11 +37,13 @@ static __always_inline u64 arch_recount_clock_ordered(void)
 /**
  * arch_recount_clock_rate() - the rate of recount's raw clock
  *
- * A CPU whose counter needs an erratum workaround (an out-of-line read)
- * cannot be read in one instruction: then recount reads local_clock(). So
- * does a kernel at EL1 with EL2 available (KVM without VHE, protected KVM):
- * KVM sets CNTVOFF_EL2 to a guest's offset from vcpu_load() to vcpu_put(),
- * and the virtual counter jumps (the scheduler's clock reads the physical
+ * A CPU whose counter reads need an erratum workaround (an out-of-line
+ * read_cntvct_el0()) cannot be read in one instruction: then recount reads
+ * local_clock(). A workaround that leaves those reads alone (erratum
+ * 1418040's, for AArch32 reads) does not matter. Nor can a kernel at EL1
+ * with EL2 available (KVM without VHE, protected KVM) use the counter: KVM
+ * sets CNTVOFF_EL2 to a guest's offset from vcpu_load() to vcpu_put(), and
+ * the virtual counter jumps (the scheduler's clock reads the physical
  * counter there). At EL2 (VHE), CNTVOFF_EL2 does not apply to the host.
  *
  * Return: ticks per second, or 0 if the counter cannot be recount's clock.
@@ -51,11 +53,14 @@ static inline u64 arch_recount_clock_rate(void)
 	if (is_hyp_mode_available() && !is_kernel_in_hyp_mode())
 		return 0;
 #ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+	const struct arch_timer_erratum_workaround *wa;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		if (per_cpu(timer_unstable_counter_workaround, cpu))
+	for_each_possible_cpu(cpu) {
+		wa = per_cpu(timer_unstable_counter_workaround, cpu);
+		if (wa && wa->read_cntvct_el0)
 			return 0;
+	}
 #endif
 	return arch_timer_get_rate();
 }
@@ -64,7 +69,14 @@ static inline u64 arch_recount_clock_rate(void)
  * arch_recount_clock_rate_now() - the rate of recount's raw clock, again
  * @rate: the rate in use
  *
- * Return: @rate: the counter's rate and soundness are settled at boot.
+ * The counter's rate and soundness are settled when recount is switched
+ * on. A workaround for an SoC's counter is set on every CPU when the timer
+ * is probed; one for a CPU's own erratum (Cortex-A73's 858921) is refused
+ * to a CPU brought online later, unless a CPU up at boot had it too
+ * (verify_local_cpu_caps()), whose workaround arch_recount_clock_rate()
+ * saw.
+ *
+ * Return: @rate.
  */
 static __always_inline u64 arch_recount_clock_rate_now(u64 rate)
 {
