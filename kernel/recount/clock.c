@@ -16,6 +16,7 @@
  * with local_clock(), from a work item, as the tick cannot.
  */
 
+#include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/math64.h>
@@ -60,13 +61,25 @@ static void recount_clock_set_rate(u64 rate)
 }
 
 /**
+ * recount_clock_raw_rate() - the rate of the raw counter, if it is sound
+ *
+ * Return: arch_recount_clock_rate(): ticks per second, or 0 if the counter
+ * cannot be recount's clock.
+ */
+u64 recount_clock_raw_rate(void)
+{
+	return arch_recount_clock_rate();
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_clock_raw_rate);
+
+/**
  * recount_clock_select() - choose recount's clock
  *
  * Called while recount is off, with the CPU hotplug lock held.
  */
 void recount_clock_select(void)
 {
-	u64 rate = arch_recount_clock_rate();
+	u64 rate = recount_clock_raw_rate();
 
 	recount_clock_set_rate(rate);
 	if (rate)

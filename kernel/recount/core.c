@@ -985,6 +985,20 @@ void recount_process_read(struct signal_struct *sig,
 	rcu_read_unlock();
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * recount_cpu_ptr() - a CPU's accounting state, for KUnit
+ * @cpu: the CPU
+ *
+ * Return: its struct recount_cpu, which only @cpu writes.
+ */
+struct recount_cpu *recount_cpu_ptr(unsigned int cpu)
+{
+	return per_cpu_ptr(&recount_cpus, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(recount_cpu_ptr);
+#endif
+
 /**
  * recount_cpu_read() - read what a CPU did
  * @cpu: the CPU

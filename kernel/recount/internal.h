@@ -678,6 +678,7 @@ static inline void recount_runtime_sum(struct recount_runtime *dst,
 }
 
 /* clock.c: recount's clock */
+u64 recount_clock_raw_rate(void);
 void recount_clock_select(void);
 u64 recount_clock_factor(void);
 u64 recount_clock_window(void);
@@ -704,6 +705,7 @@ void recount_resume(void *data);
 u32 recount_metrics_supported(void);
 
 DECLARE_PER_CPU(struct recount_cpu, recount_cpus);
+struct recount_cpu *recount_cpu_ptr(unsigned int cpu);
 
 /**
  * struct recount_thread_section - a read of a thread's track

@@ -1274,13 +1274,17 @@ static void recount_test_clock_steps_back(struct kunit *test)
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
-	preempt_disable();
+	/*
+	 * The interval the step empties is after the reads: it must not take
+	 * back what they saw of the interval in progress.
+	 */
+	local_irq_save(flags);
 	cpu = smp_processor_id();
-	rc = this_cpu_ptr(&recount_cpus);
+	rc = recount_cpu_ptr(cpu);
 	time = recount_test_self_time();
 	recount_cpu_read(cpu, &a);
+	recount_update_current();
 	second = div64_u64((u64)NSEC_PER_SEC << 32, READ_ONCE(rc->factor));
-	local_irq_save(flags);
 	raw_write_seqcount_begin(&rc->seq);
 	WRITE_ONCE(rc->at, rc->at + second);
 	raw_write_seqcount_end(&rc->seq);
@@ -1290,10 +1294,9 @@ static void recount_test_clock_steps_back(struct kunit *test)
 	WRITE_ONCE(rc->user, (rc->user + second) & RECOUNT_CLOCK_MASK);
 	raw_write_seqcount_end(&rc->seq);
 	recount_update_current();
-	local_irq_restore(flags);
 	time = recount_test_self_time() - time;
 	recount_cpu_read(cpu, &b);
-	preempt_enable();
+	local_irq_restore(flags);
 
 	recount_test_charged_nothing(test, "clock a second back", time, &a, &b);
 	KUNIT_EXPECT_EQ(test, b.usage.level[RECOUNT_LEVEL_USER].time,
@@ -1311,9 +1314,10 @@ static u64 notrace recount_test_read_cntvct(void)
  * arm64: a CPU whose counter reads need an erratum workaround (an
  * out-of-line read) keeps recount from the raw counter; one whose
  * workaround leaves those reads alone (erratum 1418040's) does not. Each
- * is given to this CPU in turn, with interrupts off; a pseudo-NMI's reads
- * of the counter meanwhile go through the one that reads it, as the
- * erratum code's own reads do.
+ * is given to this CPU in turn, with interrupts off. The timer reads its
+ * counter through them only if one was there when it registered the
+ * counter; a read that did would find one that reads the counter, or
+ * none, and read it itself.
  */
 static void recount_test_clock_erratum(struct kunit *test)
 {
@@ -1333,11 +1337,11 @@ static void recount_test_clock_erratum(struct kunit *test)
 		local_irq_restore(flags);
 		kunit_skip(test, "this CPU's counter has a workaround of its own");
 	}
-	rate = arch_recount_clock_rate();
+	rate = recount_clock_raw_rate();
 	__this_cpu_write(timer_unstable_counter_workaround, &empty);
-	with_empty = arch_recount_clock_rate();
+	with_empty = recount_clock_raw_rate();
 	__this_cpu_write(timer_unstable_counter_workaround, &reads);
-	with_reads = arch_recount_clock_rate();
+	with_reads = recount_clock_raw_rate();
 	__this_cpu_write(timer_unstable_counter_workaround, NULL);
 	local_irq_restore(flags);
 	if (!rate)
