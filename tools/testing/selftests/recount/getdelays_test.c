@@ -534,8 +534,8 @@ TEST_F(recount, listener_reports_missed)
 		pump(r, 10);
 	/* The next record after the overflow carries the count. */
 	exit_on(0, 0);
-	for (i = 0; i < 50; i++)
-		pump(r, 10);
+	wait_out(r, "\"missed\"");
+	wait_for(r, "missed");
 	kill(r->pid, SIGTERM);
 	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
 	ASSERT_GT(json_lines(r->out), 0) TH_LOG("%s", r->out);
@@ -556,37 +556,44 @@ TEST_F(recount, listener_reports_missed)
  * Ctrl-C stops a listener whatever it is doing: here, working through a
  * backlog of records. It stops before the next record, not once through all
  * of them; and a signal that comes between two waits is not lost (it once
- * was, until the next record came).
+ * was, until the next record came). The signal must come while the backlog
+ * lasts: where this test was too slow to send it in time (a TCG guest's CPU
+ * stopped a while), it tries again, three times in all.
  */
 TEST_F(recount, listener_stops_on_signal_while_busy)
 {
-	struct run *r = new_run();
 	char *const argv[] = { "getdelays", "--json", "-i", "-l", "-r", "4M", "-m", "0", NULL };
+	bool busy = false;
+	int i, open, tries;
+	struct run *r;
 	char last[64];
-	int i, open;
-	bool busy;
 	pid_t pid;
 
-	ASSERT_EQ(0, start(r, argv));
-	ASSERT_TRUE(wait_for(r, "listening"));
-	kill(r->pid, SIGSTOP);
-	for (i = 0; i < 300; i++)
-		pid = exit_on(0, 0);
-	snprintf(last, sizeof(last), "\"type\":\"process\",\"tgid\":%d,", pid);
-	kill(r->pid, SIGCONT);
-	ASSERT_TRUE(wait_out(r, "\"type\":\"process\"")) TH_LOG("%s", r->err);
-	kill(r->pid, SIGINT);
-	busy = !strstr(r->out, last);
-	for (i = 0, open = 1; i < 50 && open; i++)
-		open = pump(r, 100);
-	if (open)
-		kill(r->pid, SIGKILL);
-	EXPECT_EQ(0, open) TH_LOG("getdelays went on after SIGINT");
-	EXPECT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+	for (tries = 0; tries < 3 && !busy; tries++) {
+		r = new_run();
+		ASSERT_EQ(0, start(r, argv));
+		ASSERT_TRUE(wait_for(r, "listening"));
+		kill(r->pid, SIGSTOP);
+		for (i = 0; i < 300; i++)
+			pid = exit_on(0, 0);
+		snprintf(last, sizeof(last), "\"type\":\"process\",\"tgid\":%d,", pid);
+		kill(r->pid, SIGCONT);
+		ASSERT_TRUE(wait_out(r, "\"type\":\"process\"")) TH_LOG("%s", r->err);
+		kill(r->pid, SIGINT);
+		busy = !strstr(r->out, last);
+		for (i = 0, open = 1; i < 50 && open; i++)
+			open = pump(r, 100);
+		if (open)
+			kill(r->pid, SIGKILL);
+		EXPECT_EQ(0, open) TH_LOG("getdelays went on after SIGINT");
+		EXPECT_EQ(0, finish(r)) TH_LOG("%s", r->err);
+		if (busy)
+			EXPECT_EQ(NULL, strstr(r->out, last))
+				TH_LOG("getdelays went through its backlog");
+		free(r);
+	}
 	/* Else the test tested nothing: the signal came after the backlog. */
-	ASSERT_TRUE(busy);
-	EXPECT_EQ(NULL, strstr(r->out, last)) TH_LOG("getdelays went through its backlog");
-	free(r);
+	EXPECT_TRUE(busy) TH_LOG("the signal came after the backlog, %d times", tries);
 }
 
 /* Write @value to the sysctl @path, returning its old value. */
@@ -858,12 +865,14 @@ static double csv_field(const char *line, int col)
  * interval; CSV has a header and a line per interval. The intervals are long
  * next to the thread's 20 ms period: a thread kept from its CPU catches up
  * after, and a delay of D moves up to D / 2 of its time from one interval to
- * the next (on a slow kernel D reaches tens of ms).
+ * the next (on a slow kernel D reaches tens of ms; a host that stops the
+ * guest's CPU a while, more): 40% to 60% on average, 25% to 75% in each.
  */
 TEST_F(recount, interval_of_a_half_busy_thread)
 {
 	struct run *r = new_run();
 	const char *line;
+	double sum = 0;
 	pid_t tid = 0;
 	pthread_t t;
 	char id[16];
@@ -883,11 +892,14 @@ TEST_F(recount, interval_of_a_half_busy_thread)
 		double cpu = csv_field(line + 1, 4);
 
 		n++;
+		sum += cpu;
 		EXPECT_EQ(tid, (pid_t)csv_field(line + 1, 1));
-		EXPECT_TRUE(cpu >= 40 && cpu <= 60)
+		EXPECT_TRUE(cpu >= 25 && cpu <= 75)
 			TH_LOG("interval %d: %.1f%% CPU\n%s", n, cpu, r->out);
 	}
 	EXPECT_EQ(4, n) TH_LOG("%s", r->out);
+	EXPECT_TRUE(n && sum / n >= 40 && sum / n <= 60)
+		TH_LOG("%.1f%% CPU on average\n%s", n ? sum / n : 0, r->out);
 
 	/* The same as a table. */
 	EXPECT_EQ(0, GETDELAYS(r, "--interval", "0.1", "--count", "2", "-p", num(id, getpid())))

@@ -139,9 +139,31 @@ static inline pid_t sys_gettid(void)
 }
 
 /*
+ * Whether thread @tid, found sleeping, still waits for a CPU: it set its
+ * state to sleep and was preempted before it switched out. /proc/@tid/syscall
+ * waits until it is off its CPU's run queue (wait_task_inactive()), and says
+ * "running" if it woke meanwhile. False where it cannot be read.
+ */
+static inline bool thread_queued(pid_t tid)
+{
+	char path[64], buf[16];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && !strncmp(buf, "running", 7);
+}
+
+/*
  * The state of thread @tid as /proc/@tid/stat gives it ('R', 'S', 'D', ...),
  * or 0 if there is none to read: the thread is gone, or not in the pid
- * namespace of /proc.
+ * namespace of /proc. A thread that set its state to sleep but still waits
+ * for a CPU to switch out is 'R': it will run before it sleeps.
  */
 static inline char thread_state(pid_t tid)
 {
@@ -167,7 +189,11 @@ static inline char thread_state(pid_t tid)
 	buf[n] = '\0';
 	/* "pid (comm) S ...": the comm may hold anything but the last ')'. */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	if (!p || p[1] != ' ')
+		return 0;
+	if ((p[2] == 'S' || p[2] == 'D') && thread_queued(tid))
+		return 'R';
+	return p[2];
 }
 
 /*
