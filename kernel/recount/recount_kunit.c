@@ -13,6 +13,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -722,9 +723,14 @@ static void recount_test_accounting_race(struct kunit *test)
 
 struct recount_test_injection {
 	struct completion done;
+	struct hrtimer step;	/* steps the clock back halfway, if @stepping */
+	struct recount_cpu_usage a, b;	/* its CPU's, before and after */
 	u64 thread_time;	/* what the thread was charged meanwhile, ns */
 	u64 cpu_idle;		/* the idle time its CPU gained, ns */
+	u64 wall;		/* from the CPU's first read to its second, ns */
 	bool enabled;
+	bool stepping;
+	bool stepped;		/* in an interrupt of the injected idle */
 };
 
 static u64 recount_test_self_time(void)
@@ -742,22 +748,50 @@ static u64 recount_test_self_time(void)
 	return time;
 }
 
-/* Inject 20 ms of idle on this CPU, as a powerclamp thread does. */
+/*
+ * recount's clock steps back a second on this CPU, in an interrupt of its
+ * idle time: its last accounting point is moved a second ahead of its clock.
+ */
+static enum hrtimer_restart recount_test_step_back(struct hrtimer *timer)
+{
+	struct recount_test_injection *inj = container_of(timer, typeof(*inj), step);
+	struct recount_cpu *rc = recount_cpu_ptr(smp_processor_id());
+	u64 second = div64_u64((u64)NSEC_PER_SEC << 32, READ_ONCE(rc->factor));
+
+	inj->stepped = READ_ONCE(rc->state) == RECOUNT_CPU_IDLE;
+	raw_write_seqcount_begin(&rc->seq);
+	WRITE_ONCE(rc->at, rc->at + second);
+	raw_write_seqcount_end(&rc->seq);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Inject 20 ms of idle on this CPU, as a powerclamp thread does; if
+ * @inj->stepping, recount's clock steps back 10 ms into it.
+ */
 static int recount_test_injector(void *data)
 {
 	struct recount_test_injection *inj = data;
-	struct recount_cpu_usage a, b;
 	u64 time;
 
 	sched_set_fifo(current);
 	time = recount_test_self_time();
 	/* This thread has run: it has time unless recount is off. */
 	inj->enabled = time;
-	recount_cpu_read(raw_smp_processor_id(), &a);
+	inj->wall = ktime_get_ns();
+	recount_cpu_read(raw_smp_processor_id(), &inj->a);
+	if (inj->stepping) {
+		hrtimer_init(&inj->step, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		inj->step.function = recount_test_step_back;
+		hrtimer_start(&inj->step, ms_to_ktime(10), HRTIMER_MODE_REL_PINNED_HARD);
+	}
 	play_idle_precise(20 * NSEC_PER_MSEC, U64_MAX);
+	if (inj->stepping)
+		hrtimer_cancel(&inj->step);
 	inj->thread_time = recount_test_self_time() - time;
-	recount_cpu_read(raw_smp_processor_id(), &b);
-	inj->cpu_idle = b.idle_time - a.idle_time;
+	recount_cpu_read(raw_smp_processor_id(), &inj->b);
+	inj->wall = ktime_get_ns() - inj->wall;
+	inj->cpu_idle = inj->b.idle_time - inj->a.idle_time;
 	complete(&inj->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -1354,11 +1388,10 @@ static void recount_test_clock_erratum(struct kunit *test)
 }
 
 /*
- * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
- * the idle task's) idles the CPU: the injected time is the CPU's idle time,
- * not the injecting thread's kernel time.
+ * Run recount_test_injector() on the last CPU; the test is skipped if
+ * recount is off.
  */
-static void recount_test_idle_injection(struct kunit *test)
+static struct recount_test_injection *recount_test_inject(struct kunit *test, bool stepping)
 {
 	struct recount_test_injection *inj;
 	struct task_struct *injector;
@@ -1366,6 +1399,7 @@ static void recount_test_idle_injection(struct kunit *test)
 	inj = kunit_kzalloc(test, sizeof(*inj), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, inj);
 	init_completion(&inj->done);
+	inj->stepping = stepping;
 	injector = kthread_create(recount_test_injector, inj, "recount_kunit_inj");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(injector));
 	kthread_bind(injector, cpumask_last(cpu_online_mask));
@@ -1374,6 +1408,17 @@ static void recount_test_idle_injection(struct kunit *test)
 	kthread_stop(injector);
 	if (!inj->enabled)
 		kunit_skip(test, "recount is off (boot with recount=on)");
+	return inj;
+}
+
+/*
+ * Idle injection (play_idle_precise(), run by a thread with PF_IDLE, like
+ * the idle task's) idles the CPU: the injected time is the CPU's idle time,
+ * not the injecting thread's kernel time.
+ */
+static void recount_test_idle_injection(struct kunit *test)
+{
+	struct recount_test_injection *inj = recount_test_inject(test, false);
 
 	kunit_info(test, "20 ms injected: the thread was charged %llu us, its CPU idled %llu us",
 		   inj->thread_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
@@ -1383,6 +1428,37 @@ static void recount_test_idle_injection(struct kunit *test)
 	 */
 	KUNIT_EXPECT_LT(test, inj->thread_time, 10 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_GE(test, inj->cpu_idle, 15 * NSEC_PER_MSEC);
+}
+
+/*
+ * recount's clock steps back a second while its CPU idles, as in
+ * recount_test_clock_steps_back() while it runs a thread: the interval the
+ * step falls in (each wakeup of the idle loop ends one) ends before it
+ * starts and is charged nothing, where the difference of the two clock
+ * reads, modulo 2^56, would be years. The CPU is charged no more than the
+ * time that passed, idle and kernel time together, and its thread no more
+ * than without the step.
+ */
+static void recount_test_clock_steps_back_idle(struct kunit *test)
+{
+	struct recount_test_injection *inj;
+	int l, tries = 0;
+	u64 cpu_time;
+
+	/* A slow kernel may take the 10 ms to the step before it idles. */
+	do {
+		inj = recount_test_inject(test, true);
+	} while (!inj->stepped && ++tries < 3);
+	KUNIT_ASSERT_TRUE_MSG(test, inj->stepped, "the clock did not step in the injected idle");
+	cpu_time = inj->b.idle_time - inj->a.idle_time;
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		cpu_time += inj->b.usage.level[l].time - inj->a.usage.level[l].time;
+	kunit_info(test, "clock a second back in idle: in %llu us, the thread was charged %llu us, its CPU %llu us, %llu idle",
+		   inj->wall / NSEC_PER_USEC, inj->thread_time / NSEC_PER_USEC,
+		   cpu_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
+	KUNIT_EXPECT_LT(test, inj->thread_time, 10 * NSEC_PER_MSEC);
+	/* The two clocks may run a little apart. */
+	KUNIT_EXPECT_LE(test, cpu_time, inj->wall + inj->wall / 100);
 }
 
 /*
@@ -1596,6 +1672,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_suspend),
 	KUNIT_CASE(recount_test_clock_steps_back),
+	KUNIT_CASE(recount_test_clock_steps_back_idle),
 	KUNIT_CASE(recount_test_clock_erratum),
 	KUNIT_CASE(recount_test_record_size),
 	KUNIT_CASE(recount_test_record_of_reaped),
