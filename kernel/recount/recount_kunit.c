@@ -723,7 +723,7 @@ static void recount_test_accounting_race(struct kunit *test)
 
 struct recount_test_injection {
 	struct completion done;
-	struct hrtimer step;	/* steps the clock back halfway, if @stepping */
+	struct hrtimer step;	/* steps the clock back, if @stepping */
 	struct recount_cpu_usage a, b;	/* its CPU's, before and after */
 	u64 thread_time;	/* what the thread was charged meanwhile, ns */
 	u64 cpu_idle;		/* the idle time its CPU gained, ns */
@@ -751,23 +751,29 @@ static u64 recount_test_self_time(void)
 /*
  * recount's clock steps back a second on this CPU, in an interrupt of its
  * idle time: its last accounting point is moved a second ahead of its clock.
+ * Not if the CPU does not idle (the injection has not begun), nor while
+ * recount is switched off: the CPU is then stopping (recount_cpu_stop()),
+ * and its state is written from another CPU only after an RCU grace period,
+ * which this interrupt holds off once it saw the key on.
  */
 static enum hrtimer_restart recount_test_step_back(struct hrtimer *timer)
 {
 	struct recount_test_injection *inj = container_of(timer, typeof(*inj), step);
 	struct recount_cpu *rc = recount_cpu_ptr(smp_processor_id());
-	u64 second = div64_u64((u64)NSEC_PER_SEC << 32, READ_ONCE(rc->factor));
 
-	inj->stepped = READ_ONCE(rc->state) == RECOUNT_CPU_IDLE;
+	if (!recount_enabled() || READ_ONCE(rc->state) != RECOUNT_CPU_IDLE)
+		return HRTIMER_NORESTART;
 	raw_write_seqcount_begin(&rc->seq);
-	WRITE_ONCE(rc->at, rc->at + second);
+	WRITE_ONCE(rc->at, rc->at + div64_u64((u64)NSEC_PER_SEC << 32, rc->factor));
 	raw_write_seqcount_end(&rc->seq);
+	inj->stepped = true;
 	return HRTIMER_NORESTART;
 }
 
 /*
  * Inject 20 ms of idle on this CPU, as a powerclamp thread does; if
- * @inj->stepping, recount's clock steps back 10 ms into it.
+ * @inj->stepping, 100 ms, and recount's clock steps back a second 50 ms
+ * after the injection is set up.
  */
 static int recount_test_injector(void *data)
 {
@@ -783,9 +789,9 @@ static int recount_test_injector(void *data)
 	if (inj->stepping) {
 		hrtimer_init(&inj->step, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		inj->step.function = recount_test_step_back;
-		hrtimer_start(&inj->step, ms_to_ktime(10), HRTIMER_MODE_REL_PINNED_HARD);
+		hrtimer_start(&inj->step, ms_to_ktime(50), HRTIMER_MODE_REL_PINNED_HARD);
 	}
-	play_idle_precise(20 * NSEC_PER_MSEC, U64_MAX);
+	play_idle_precise((inj->stepping ? 100 : 20) * NSEC_PER_MSEC, U64_MAX);
 	if (inj->stepping)
 		hrtimer_cancel(&inj->step);
 	inj->thread_time = recount_test_self_time() - time;
@@ -1445,7 +1451,9 @@ static void recount_test_clock_steps_back_idle(struct kunit *test)
 	int l, tries = 0;
 	u64 cpu_time;
 
-	/* A slow kernel may take the 10 ms to the step before it idles. */
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	/* A slow kernel may take the 50 ms to the step before it idles. */
 	do {
 		inj = recount_test_inject(test, true);
 	} while (!inj->stepped && ++tries < 3);

@@ -534,7 +534,6 @@ TEST_F(recount, listener_reports_missed)
 		pump(r, 10);
 	/* The next record after the overflow carries the count. */
 	exit_on(0, 0);
-	wait_out(r, "\"missed\"");
 	wait_for(r, "missed");
 	kill(r->pid, SIGTERM);
 	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
@@ -866,7 +865,7 @@ static double csv_field(const char *line, int col)
  * next to the thread's 20 ms period: a thread kept from its CPU catches up
  * after, and a delay of D moves up to D / 2 of its time from one interval to
  * the next (on a slow kernel D reaches tens of ms; a host that stops the
- * guest's CPU a while, more): 40% to 60% on average, 25% to 75% in each.
+ * guest's CPU a while, more): 40% to 60% on average, 30% to 70% in each.
  */
 TEST_F(recount, interval_of_a_half_busy_thread)
 {
@@ -894,7 +893,7 @@ TEST_F(recount, interval_of_a_half_busy_thread)
 		n++;
 		sum += cpu;
 		EXPECT_EQ(tid, (pid_t)csv_field(line + 1, 1));
-		EXPECT_TRUE(cpu >= 25 && cpu <= 75)
+		EXPECT_TRUE(cpu >= 30 && cpu <= 70)
 			TH_LOG("interval %d: %.1f%% CPU\n%s", n, cpu, r->out);
 	}
 	EXPECT_EQ(4, n) TH_LOG("%s", r->out);

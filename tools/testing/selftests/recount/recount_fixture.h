@@ -46,8 +46,8 @@ FIXTURE_TEARDOWN(recount)
 
 /*
  * Wait until thread @tid is at rest (blocked, switched out): it is not
- * runnable, before and after two reads 20 ms apart that are equal, which a
- * running thread cannot manage with a periodic tick. Equal reads alone do not
+ * runnable before either of two reads 20 ms apart that are equal, nor after
+ * them, which a running thread cannot manage with a periodic tick. Equal reads alone do not
  * do: a thread that waits for a CPU gains nothing either, and a slow kernel
  * makes it wait long. (Where /proc cannot tell, as for a thread of another
  * pid namespace, the reads alone decide.) Returns 0 with its record, or a
@@ -68,6 +68,9 @@ static inline int wait_at_rest(struct rnl *nl, pid_t tid, struct rnl_record *rec
 		if (err)
 			return err;
 		sleep_ns(20 * NSEC_PER_MSEC);
+		/* Switched out before the second read, if it ran since the first. */
+		if (thread_state(tid) == 'R')
+			continue;
 		err = rnl_get(nl, RECOUNT_A_PID, tid, &b);
 		if (err)
 			return err;

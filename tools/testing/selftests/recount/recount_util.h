@@ -139,12 +139,14 @@ static inline pid_t sys_gettid(void)
 }
 
 /*
- * Whether thread @tid, found sleeping, still waits for a CPU: it set its
- * state to sleep and was preempted before it switched out. /proc/@tid/syscall
- * waits until it is off its CPU's run queue (wait_task_inactive()), and says
- * "running" if it woke meanwhile. False where it cannot be read.
+ * Whether thread @tid, found sleeping, woke before it was switched out: a
+ * thread sets its state to sleep before it switches out, and may be
+ * preempted between the two. Reading /proc/@tid/syscall waits until it is
+ * off its CPU and its run queue (wait_task_inactive()), and gives "running"
+ * if it woke meanwhile. False where it cannot be read (the caller may not
+ * trace the thread).
  */
-static inline bool thread_queued(pid_t tid)
+static inline bool thread_woke(pid_t tid)
 {
 	char path[64], buf[16];
 	ssize_t n;
@@ -162,8 +164,8 @@ static inline bool thread_queued(pid_t tid)
 /*
  * The state of thread @tid as /proc/@tid/stat gives it ('R', 'S', 'D', ...),
  * or 0 if there is none to read: the thread is gone, or not in the pid
- * namespace of /proc. A thread that set its state to sleep but still waits
- * for a CPU to switch out is 'R': it will run before it sleeps.
+ * namespace of /proc. A thread found sleeping ('S', 'D') is so once it has
+ * switched out, which this waits for; if it woke first, it is 'R'.
  */
 static inline char thread_state(pid_t tid)
 {
@@ -191,7 +193,7 @@ static inline char thread_state(pid_t tid)
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return 0;
-	if ((p[2] == 'S' || p[2] == 'D') && thread_queued(tid))
+	if ((p[2] == 'S' || p[2] == 'D') && thread_woke(tid))
 		return 'R';
 	return p[2];
 }

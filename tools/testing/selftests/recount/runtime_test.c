@@ -141,7 +141,8 @@ static void *uffd_handler(void *p)
 		if (wait_for)
 			s->blocked = wait_until_blocked(wait_for);
 		sleep_ns(s->delay);
-		while (__atomic_load_n(&s->hold, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&s->hold, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 			sleep_ns(NSEC_PER_MSEC);
 		__atomic_store_n(&s->released_at, boot_ns(), __ATOMIC_RELEASE);
 		copy.dst = msg.arg.pagefault.address & ~(page_size - 1);
