@@ -1244,6 +1244,18 @@ static void recount_test_record_comm(struct kunit *test)
 	}
 }
 
+/* What a CPU was charged from @a to @b: idle time and every level's. */
+static u64 recount_test_cpu_time(const struct recount_cpu_usage *a,
+				 const struct recount_cpu_usage *b)
+{
+	u64 time = b->idle_time - a->idle_time;
+	int l;
+
+	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
+		time += b->usage.level[l].time - a->usage.level[l].time;
+	return time;
+}
+
 /*
  * Check that what took @time on the thread, and its CPU from @a to @b,
  * charged neither: the thread's own work around it takes a millisecond,
@@ -1253,11 +1265,8 @@ static void recount_test_charged_nothing(struct kunit *test, const char *what, u
 					 const struct recount_cpu_usage *a,
 					 const struct recount_cpu_usage *b)
 {
-	u64 cpu_time = b->idle_time - a->idle_time;
-	int l;
+	u64 cpu_time = recount_test_cpu_time(a, b);
 
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
-		cpu_time += b->usage.level[l].time - a->usage.level[l].time;
 	kunit_info(test, "%s: the thread was charged %llu us, its CPU %llu us", what,
 		   time / NSEC_PER_USEC, cpu_time / NSEC_PER_USEC);
 	KUNIT_EXPECT_LT(test, time, 10 * NSEC_PER_MSEC);
@@ -1448,7 +1457,7 @@ static void recount_test_idle_injection(struct kunit *test)
 static void recount_test_clock_steps_back_idle(struct kunit *test)
 {
 	struct recount_test_injection *inj;
-	int l, tries = 0;
+	int tries = 0;
 	u64 cpu_time;
 
 	if (!recount_enabled())
@@ -1458,9 +1467,7 @@ static void recount_test_clock_steps_back_idle(struct kunit *test)
 		inj = recount_test_inject(test, true);
 	} while (!inj->stepped && ++tries < 3);
 	KUNIT_ASSERT_TRUE_MSG(test, inj->stepped, "the clock did not step in the injected idle");
-	cpu_time = inj->b.idle_time - inj->a.idle_time;
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
-		cpu_time += inj->b.usage.level[l].time - inj->a.usage.level[l].time;
+	cpu_time = recount_test_cpu_time(&inj->a, &inj->b);
 	kunit_info(test, "clock a second back in idle: in %llu us, the thread was charged %llu us, its CPU %llu us, %llu idle",
 		   inj->wall / NSEC_PER_USEC, inj->thread_time / NSEC_PER_USEC,
 		   cpu_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
