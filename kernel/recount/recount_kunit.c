@@ -607,6 +607,14 @@ static u64 recount_test_time(const struct recount_usage *u)
 	return u->level[RECOUNT_LEVEL_USER].time + u->level[RECOUNT_LEVEL_KERNEL].time;
 }
 
+/* What a CPU was charged from @a to @b: idle time and every level's. */
+static u64 recount_test_cpu_time(const struct recount_cpu_usage *a,
+				 const struct recount_cpu_usage *b)
+{
+	return recount_test_time(&b->usage) - recount_test_time(&a->usage) +
+	       b->idle_time - a->idle_time;
+}
+
 /*
  * Did @b's kernel counts move from @a's at a CPI more than twice off the
  * CPI since @first? A loop's whole accounting points keep its CPI; a read
@@ -725,8 +733,8 @@ struct recount_test_injection {
 	struct completion done;
 	struct hrtimer step;	/* steps the clock back, if @stepping */
 	struct recount_cpu_usage a, b;	/* its CPU's, before and after */
+	struct recount_cpu_usage at_step;	/* its CPU's, right after the step */
 	u64 thread_time;	/* what the thread was charged meanwhile, ns */
-	u64 cpu_idle;		/* the idle time its CPU gained, ns */
 	u64 wall;		/* from the CPU's first read to its second, ns */
 	bool enabled;
 	bool stepping;
@@ -766,6 +774,7 @@ static enum hrtimer_restart recount_test_step_back(struct hrtimer *timer)
 	raw_write_seqcount_begin(&rc->seq);
 	WRITE_ONCE(rc->at, rc->at + div64_u64((u64)NSEC_PER_SEC << 32, rc->factor));
 	raw_write_seqcount_end(&rc->seq);
+	recount_cpu_read(smp_processor_id(), &inj->at_step);
 	inj->stepped = true;
 	return HRTIMER_NORESTART;
 }
@@ -797,7 +806,6 @@ static int recount_test_injector(void *data)
 	inj->thread_time = recount_test_self_time() - time;
 	recount_cpu_read(raw_smp_processor_id(), &inj->b);
 	inj->wall = ktime_get_ns() - inj->wall;
-	inj->cpu_idle = inj->b.idle_time - inj->a.idle_time;
 	complete(&inj->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -1244,18 +1252,6 @@ static void recount_test_record_comm(struct kunit *test)
 	}
 }
 
-/* What a CPU was charged from @a to @b: idle time and every level's. */
-static u64 recount_test_cpu_time(const struct recount_cpu_usage *a,
-				 const struct recount_cpu_usage *b)
-{
-	u64 time = b->idle_time - a->idle_time;
-	int l;
-
-	for (l = 0; l < RECOUNT_NR_LEVELS; l++)
-		time += b->usage.level[l].time - a->usage.level[l].time;
-	return time;
-}
-
 /*
  * Check that what took @time on the thread, and its CPU from @a to @b,
  * charged neither: the thread's own work around it takes a millisecond,
@@ -1311,7 +1307,8 @@ static void recount_test_suspend(struct kunit *test)
  * clock reads, modulo 2^56, would be years, and the CPU goes on from the
  * clock's new value. The same for the user clock's growth (it stepped back
  * in user mode): the CPU, which runs this kernel thread throughout, gains
- * no user time, where the interval was all user time before.
+ * no user time, where the interval was all user time before. Then the
+ * thread spins 2 ms: it is charged them.
  */
 static void recount_test_clock_steps_back(struct kunit *test)
 {
@@ -1350,6 +1347,15 @@ static void recount_test_clock_steps_back(struct kunit *test)
 	recount_test_charged_nothing(test, "clock a second back", time, &a, &b);
 	KUNIT_EXPECT_EQ(test, b.usage.level[RECOUNT_LEVEL_USER].time,
 			a.usage.level[RECOUNT_LEVEL_USER].time);
+
+	/* The CPU went on from the clock's new value. */
+	local_irq_save(flags);
+	time = recount_test_self_time();
+	mdelay(2);
+	time = recount_test_self_time() - time;
+	local_irq_restore(flags);
+	kunit_info(test, "then 2 ms of spin: charged %llu us", time / NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, time, NSEC_PER_MSEC);
 }
 
 #ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
@@ -1434,15 +1440,16 @@ static struct recount_test_injection *recount_test_inject(struct kunit *test, bo
 static void recount_test_idle_injection(struct kunit *test)
 {
 	struct recount_test_injection *inj = recount_test_inject(test, false);
+	u64 idle = inj->b.idle_time - inj->a.idle_time;
 
 	kunit_info(test, "20 ms injected: the thread was charged %llu us, its CPU idled %llu us",
-		   inj->thread_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
+		   inj->thread_time / NSEC_PER_USEC, idle / NSEC_PER_USEC);
 	/*
 	 * Most of the 20 ms is idle, not the thread's: its own work around
 	 * the injection takes a millisecond, five on a KCSAN kernel.
 	 */
 	KUNIT_EXPECT_LT(test, inj->thread_time, 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_GE(test, inj->cpu_idle, 15 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GE(test, idle, 15 * NSEC_PER_MSEC);
 }
 
 /*
@@ -1450,15 +1457,15 @@ static void recount_test_idle_injection(struct kunit *test)
  * recount_test_clock_steps_back() while it runs a thread: the interval the
  * step falls in (each wakeup of the idle loop ends one) ends before it
  * starts and is charged nothing, where the difference of the two clock
- * reads, modulo 2^56, would be years. The CPU is charged no more than the
- * time that passed, idle and kernel time together, and its thread no more
- * than without the step.
+ * reads, modulo 2^56, would be years; the intervals after it are charged.
+ * The CPU is charged no more than the time that passed, idle and kernel
+ * time together, and its thread no more than without the step.
  */
 static void recount_test_clock_steps_back_idle(struct kunit *test)
 {
 	struct recount_test_injection *inj;
+	u64 cpu_time, after;
 	int tries = 0;
-	u64 cpu_time;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
@@ -1468,12 +1475,18 @@ static void recount_test_clock_steps_back_idle(struct kunit *test)
 	} while (!inj->stepped && ++tries < 3);
 	KUNIT_ASSERT_TRUE_MSG(test, inj->stepped, "the clock did not step in the injected idle");
 	cpu_time = recount_test_cpu_time(&inj->a, &inj->b);
-	kunit_info(test, "clock a second back in idle: in %llu us, the thread was charged %llu us, its CPU %llu us, %llu idle",
+	after = recount_test_cpu_time(&inj->at_step, &inj->b);
+	kunit_info(test, "clock a second back in idle: in %llu us, the thread was charged %llu us, its CPU %llu us, %llu after the step",
 		   inj->wall / NSEC_PER_USEC, inj->thread_time / NSEC_PER_USEC,
-		   cpu_time / NSEC_PER_USEC, inj->cpu_idle / NSEC_PER_USEC);
+		   cpu_time / NSEC_PER_USEC, after / NSEC_PER_USEC);
 	KUNIT_EXPECT_LT(test, inj->thread_time, 10 * NSEC_PER_MSEC);
 	/* The two clocks may run a little apart. */
 	KUNIT_EXPECT_LE(test, cpu_time, inj->wall + inj->wall / 100);
+	/*
+	 * The CPU goes on from the clock's new value: the 50 ms of idle after
+	 * the step are charged but for the interval the step fell in.
+	 */
+	KUNIT_EXPECT_GE(test, after, 25 * NSEC_PER_MSEC);
 }
 
 /*

@@ -47,11 +47,11 @@ FIXTURE_TEARDOWN(recount)
 /*
  * Wait until thread @tid is at rest (blocked, switched out): it is not
  * runnable before either of two reads 20 ms apart that are equal, nor after
- * them, which a running thread cannot manage with a periodic tick. Equal reads alone do not
- * do: a thread that waits for a CPU gains nothing either, and a slow kernel
- * makes it wait long. (Where /proc cannot tell, as for a thread of another
- * pid namespace, the reads alone decide.) Returns 0 with its record, or a
- * negative errno.
+ * them, which a running thread cannot manage with a periodic tick. Equal
+ * reads alone do not do: a thread that waits for a CPU gains nothing
+ * either, and a slow kernel makes it wait long. (Where /proc cannot tell,
+ * as for a thread of another pid namespace, the reads alone decide.)
+ * Returns 0 with its record, or a negative errno.
  */
 static inline int wait_at_rest(struct rnl *nl, pid_t tid, struct rnl_record *rec)
 {
