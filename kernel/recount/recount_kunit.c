@@ -757,6 +757,18 @@ static u64 recount_test_self_time(void)
 }
 
 /*
+ * Spin @ns by the clock, not by mdelay(): under QEMU's TCG, its calibrated
+ * loop may take a tenth of its time.
+ */
+static void recount_test_spin(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
+/*
  * recount's clock steps back a second on this CPU, in an interrupt of its
  * idle time: its last accounting point is moved a second ahead of its clock.
  * Not if the CPU does not idle (the injection has not begun), nor while
@@ -953,10 +965,7 @@ static void recount_test_fill_thread(struct kunit *test, struct sk_buff *msg,
 /* Spend a millisecond in the kernel, then sleep, off CPU, until stopped. */
 static int recount_test_sleeper(void *data)
 {
-	u64 end = ktime_get_ns() + NSEC_PER_MSEC;
-
-	while (ktime_get_ns() < end)
-		cpu_relax();
+	recount_test_spin(NSEC_PER_MSEC);
 	complete(data);
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -1134,13 +1143,10 @@ struct recount_test_hopper {
 static int recount_test_hop(void *data)
 {
 	struct recount_test_hopper *h = data;
-	u64 end;
 
 	complete(&h->started);
 	while (!READ_ONCE(h->stop) && !kthread_should_stop()) {
-		end = ktime_get_ns() + 20 * NSEC_PER_USEC;
-		while (ktime_get_ns() < end)
-			cpu_relax();
+		recount_test_spin(20 * NSEC_PER_USEC);
 		usleep_range(20, 40);
 	}
 	while (!kthread_should_stop())
@@ -1289,7 +1295,7 @@ static void recount_test_suspend(struct kunit *test)
 	recount_cpu_read(cpu, &a);
 	local_irq_disable();
 	recount_suspend(NULL);
-	mdelay(20);
+	recount_test_spin(20 * NSEC_PER_MSEC);
 	recount_resume(NULL);
 	local_irq_enable();
 	time = recount_test_self_time() - time;
@@ -1316,7 +1322,7 @@ static void recount_test_clock_steps_back(struct kunit *test)
 	struct recount_cpu *rc;
 	unsigned long flags;
 	unsigned int cpu;
-	u64 time, second, end;
+	u64 time, second;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
@@ -1348,15 +1354,10 @@ static void recount_test_clock_steps_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.usage.level[RECOUNT_LEVEL_USER].time,
 			a.usage.level[RECOUNT_LEVEL_USER].time);
 
-	/*
-	 * The CPU went on from the clock's new value. (Under QEMU's TCG,
-	 * mdelay()'s calibrated loop may take a tenth of its time.)
-	 */
+	/* The CPU went on from the clock's new value. */
 	local_irq_save(flags);
 	time = recount_test_self_time();
-	end = ktime_get_ns() + 2 * NSEC_PER_MSEC;
-	while (ktime_get_ns() < end)
-		cpu_relax();
+	recount_test_spin(2 * NSEC_PER_MSEC);
 	time = recount_test_self_time() - time;
 	local_irq_restore(flags);
 	kunit_info(test, "then 2 ms of spin: charged %llu us", time / NSEC_PER_USEC);
