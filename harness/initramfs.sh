@@ -18,6 +18,7 @@ ln -s busybox "$root/bin/sh"
 
 cp "$HARNESS/guest/init" "$root/init"
 cp "$HARNESS"/guest/*.sh "$root/recount/"
+cp "$HARNESS/guest/kcsan-ignore" "$root/recount/"
 cp "$AOUT"/guest-bin/* "$root/recount/bin/"
 # Every selftest binary the selftests' Makefile built.
 find "$AOUT/selftests" -maxdepth 1 -type f -executable -exec cp {} "$root/recount/tests/" \;
