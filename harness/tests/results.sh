@@ -238,32 +238,47 @@ python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/splat.log" > "$tmp/go
 	echo "RESULTS 0 1 0"
 } | diff -u - "$tmp/got" || { echo "a KCSAN report's lines were not shown"; status=1; }
 # A data race naming an upstream function of harness/guest/kcsan-ignore,
-# reported before the guest's init put it on KCSAN's filter: passed. One
-# that names only others still fails (above), as does one whose function
-# merely starts like an ignored one's.
-for race in "alloc_pid / copy_process" "copy_process / free_pid" "wq_worker_running+0x4f/0xb0"; do
+# reported before the guest's init put it on KCSAN's filter (its
+# RECOUNT-KCSAN-IGNORED lines): passed. The same after them, or in a log
+# without them, fails: the guest's filter should have caught it. So do one
+# that names only others (above), one whose function merely starts like an
+# ignored one's, an assert, and a splat on the same console line.
+race_log() {	# the race's line, then where the init's lines are: after or none
 	{
 		cat "$tmp/clean.log"
-		printf '[    2.000000] %s\n' "$(printf '=%.0s' $(seq 66))" \
-			"BUG: KCSAN: data-race in $race" "" \
+		printf '[    2.000000] %s\n' "$(printf '=%.0s' $(seq 66))" "$1" "" \
 			"read to 0xffff888003d1c5f0 of 8 bytes by task 98 on cpu 1:" \
-			" ${race%%[ +]*}+0x2f1/0x9c0" "$(printf '=%.0s' $(seq 66))"
+			" alloc_pid+0x2f1/0x9c0" "$(printf '=%.0s' $(seq 66))"
+		[ "$2" = none ] || printf 'RECOUNT-KCSAN-IGNORED %s\n' alloc_pid free_pid
 	} > "$tmp/race.log"
 	python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/race.log" > "$tmp/got" || true
+}
+for race in "alloc_pid / copy_process" "copy_process / free_pid" "wq_worker_running+0x4f/0xb0"; do
+	race_log "BUG: KCSAN: data-race in $race" after
 	printf '%s\n' "PASS arch/boot/kernel-log" "RESULTS 1 0 0" | diff -u - "$tmp/got" ||
 		{ echo "^ an ignored upstream race, $race, failed the run"; status=1; }
+	race_log "BUG: KCSAN: data-race in $race" none
+	grep -qF "FAIL arch/boot/kernel-log: [    2.000000] BUG: KCSAN: data-race in $race" "$tmp/got" ||
+		{ echo "$race passed without the guest's filter lines:"; cat "$tmp/got"; status=1; }
 done
+{
+	cat "$tmp/clean.log"
+	printf 'RECOUNT-KCSAN-IGNORED %s\n' alloc_pid free_pid
+	echo "[    9.000000] BUG: KCSAN: data-race in alloc_pid / copy_process"
+} > "$tmp/race.log"
+python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/race.log" > "$tmp/got" || true
+grep -qF "FAIL arch/boot/kernel-log: [    9.000000] BUG: KCSAN: data-race in alloc_pid" "$tmp/got" ||
+	{ echo "an ignored race after the guest set its filter passed:"; cat "$tmp/got"; status=1; }
 while read -r splat; do
-	{ cat "$tmp/clean.log"; echo "$splat"; } > "$tmp/race.log"
-	python3 "$HARNESS/results.py" --kernel-log arch/boot "$tmp/race.log" > "$tmp/got" || true
-	grep -qF "FAIL arch/boot/kernel-log: $splat" "$tmp/got" ||
+	race_log "$splat" after
+	grep -qF "FAIL arch/boot/kernel-log: [    2.000000] $splat" "$tmp/got" ||
 		{ echo "'$splat' passed as an ignored race:"; cat "$tmp/got"; status=1; }
 done <<'EOF'
-[    2.000000] BUG: KCSAN: data-race in alloc_pidx / copy_process
-[    2.000000] BUG: KCSAN: assert: race in alloc_pid / copy_process
-[    2.000000] BUG: KCSAN: data-race in alloc_pid / copy_processWARNING: CPU: 1 PID: 1 at kernel/fork.c:1 x
+BUG: KCSAN: data-race in alloc_pidx / copy_process
+BUG: KCSAN: assert: race in alloc_pid / copy_process
+BUG: KCSAN: data-race in alloc_pid / copy_processWARNING: CPU: 1 PID: 1 at kernel/fork.c:1 x
 WARNING: CPU: 1 PID: 1 at kernel/fork.c:1 x[    2.000000] BUG: KCSAN: data-race in alloc_pid / copy_process
-[    2.000000] BUG: KCSAN: data-race in wq_worker_running+0x4f/0xb0WARNING: CPU: 1 PID: 1 at kernel/fork.c:1 x
+BUG: KCSAN: data-race in wq_worker_running+0x4f/0xb0WARNING: CPU: 1 PID: 1 at kernel/fork.c:1 x
 EOF
 python3 "$HARNESS/results.py" --kernel-log arch/boot /nonexistent > "$tmp/got" || true
 grep -qx 'RESULTS 0 1 0' "$tmp/got" || { echo "a missing boot log passed"; status=1; }
