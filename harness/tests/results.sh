@@ -8,8 +8,9 @@
 # its name from the selftests' Makefile; a KUnit case missing from the log
 # failed; a skip passes only where harness/expected-skips declares it; each
 # form of kernel splat fails the run, but for a KCSAN data race of upstream
-# code named in harness/guest/kcsan-ignore; a log it cannot read fails it
-# with the reason, and the RESULTS line is always there.
+# code named in harness/guest/kcsan-ignore reported before the guest set
+# its filter; a log it cannot read fails it with the reason, and the
+# RESULTS line is always there.
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
