@@ -134,9 +134,10 @@ static __always_inline u64 recount_energy(const struct recount_cpu *rc, u64 time
 
 /*
  * A thread that left its process (recount_thread_exit()) charges its
- * process's exited usage too: @time and @energy, the counts of @d, or those
- * of @ed. Called with @t's write section open; the caller holds the
- * process's exited_lock.
+ * process's exited usage too: @time and @energy, the counts of @d, or
+ * those of @ed. Called with @t's write section and its process's
+ * exited_seq section open, one for the whole accounting point
+ * (recount_account()); the caller holds the process's exited_lock.
  */
 static void recount_exited_add(struct task_struct *t, unsigned int kind, const u64 *time,
 			       u64 energy, const struct recount_delta *d,
@@ -144,14 +145,12 @@ static void recount_exited_add(struct task_struct *t, unsigned int kind, const u
 {
 	struct recount_process *p = &t->signal->recount;
 
-	write_seqcount_begin(&p->exited_seq);
 	if (time)
 		recount_usage_add_time(&p->exited[kind], time, energy);
 	if (d)
 		recount_usage_add_counts(&p->exited[kind], d);
 	if (ed)
 		recount_usage_add_events(&p->exited[kind], ed);
-	write_seqcount_end(&p->exited_seq);
 }
 
 /*
@@ -240,7 +239,7 @@ static noinline void recount_account_counts(struct recount_cpu *rc, struct task_
 	rc->snap = snap;
 	if (static_branch_unlikely(&recount_events_key))
 		events = recount_account_events(rc, prev, &esnap, &ed);
-	/* In one section: a reader of the process sees both of one point. */
+	/* In the section recount_account() opened for the whole point. */
 	if (prev && unlikely(prev->recount.released))
 		recount_exited_add(prev, rc->kind, NULL, 0, &d, events ? &ed : NULL);
 }
@@ -311,7 +310,7 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 	struct recount_cpu *rc = this_cpu_ptr(&recount_cpus);
 	unsigned int prev_state = rc->state;
 	struct task_struct *prev = prev_state == RECOUNT_CPU_RUNNING ? rc->curr : NULL;
-	bool prev_locked, next_same_cpu = false;
+	bool prev_locked, prev_exited, next_same_cpu = false;
 	u64 now, w, word, ticks, idle, energy, time[RECOUNT_NR_LEVELS];
 
 	lockdep_assert_irqs_disabled();
@@ -335,6 +334,14 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 		raw_write_seqcount_begin(&prev->recount.seq);
 	if (next && !next_same_cpu)
 		raw_write_seqcount_begin(&next->recount.seq);
+	/*
+	 * A thread that left its process charges its exited usage too, the
+	 * counts and the time of this point in one section: a reader of the
+	 * process sees the point whole or not at all.
+	 */
+	prev_exited = prev && unlikely(prev->recount.released);
+	if (prev_exited)
+		write_seqcount_begin(&prev->signal->recount.exited_seq);
 
 	if (static_branch_unlikely(&recount_pmu_key) && recount_reads_counters(prev_state, state))
 		recount_account_counts(rc, prev);
@@ -358,8 +365,10 @@ static void recount_account(struct task_struct *next, unsigned int state, u64 qu
 					false);
 		recount_usage_add_time(&rc->usage, time, energy);
 		recount_usage_add_time(&prev->recount.kind[rc->kind], time, energy);
-		if (unlikely(prev->recount.released))
+		if (unlikely(prev_exited)) {
 			recount_exited_add(prev, rc->kind, time, energy, NULL, NULL);
+			write_seqcount_end(&prev->signal->recount.exited_seq);
+		}
 	} else {
 		/* What the PMU counts in the idle loop is no thread's: it is dropped. */
 		ticks = recount_ticks_since(rc->at, now);

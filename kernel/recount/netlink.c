@@ -1621,13 +1621,16 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
  * module that audits its ptrace denials whatever the mode, as SELinux does,
  * logs them as it does for /proc). ptrace_may_access() lets current read
  * its own thread group: that is right where current is the requester, not
- * where the requester passed the socket to another process. The requester's
- * threads read by another process are judged as those of any other task,
- * by the credentials pinned: what the requester's process made undumpable
- * since (executing a set-user-ID program) is not listed. Where the request
- * was written by another than the socket's opener, the opener must be
- * allowed to read a task too (recount_nl_opener()). Inline: a call costs a
- * dump 18 instructions a record on arm64.
+ * where the requester passed the socket to another process, nor where the
+ * requester's process executed another program since, whose credentials
+ * are new ones. The requester's threads are then judged by the credentials
+ * pinned, in another process as those of any other task, in its own as
+ * recount_nl_may_read_current() judges current: what the requester's
+ * process made undumpable since (executing a set-user-ID program) is not
+ * listed. Where the request was written by another than the socket's
+ * opener, the opener must be allowed to read a task too
+ * (recount_nl_opener()). Inline: a call costs a dump 18 instructions a
+ * record on arm64.
  */
 static __always_inline bool recount_nl_dump_may_read(struct netlink_callback *cb,
 						     struct recount_dump_ctx *ctx,
@@ -1636,7 +1639,8 @@ static __always_inline bool recount_nl_dump_may_read(struct netlink_callback *cb
 	bool ok;
 
 	if (same_thread_group(t, current))
-		ok = recount_nl_group(t) == ctx->requester;
+		ok = recount_nl_group(t) == ctx->requester &&
+		     (current_real_cred() == ctx->cred || recount_nl_may_read_current(ctx->cred));
 	else
 		ok = ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
 	return ok && (!ctx->opener ||

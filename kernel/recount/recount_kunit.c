@@ -1422,6 +1422,25 @@ static void recount_test_clock_erratum(struct kunit *test)
 }
 
 /*
+ * x86: the TSC is recount's clock only while the kernel trusts it, whatever
+ * sched_clock() says: a paravirtual one stays stable when the TSC is
+ * marked unstable (booted with tsc=unstable, or found so by the clocksource
+ * watchdog).
+ */
+static void recount_test_clock_tsc_unstable(struct kunit *test)
+{
+#ifdef CONFIG_X86
+	if (check_tsc_unstable())
+		KUNIT_EXPECT_EQ(test, recount_clock_raw_rate(), 0);
+	else
+		KUNIT_EXPECT_EQ(test, !!recount_clock_raw_rate(),
+				boot_cpu_has(X86_FEATURE_TSC) && sched_clock_stable());
+#else
+	kunit_skip(test, "no TSC in this kernel (x86's)");
+#endif
+}
+
+/*
  * Run recount_test_injector() on the last CPU; the test is skipped if
  * recount is off.
  */
@@ -1728,6 +1747,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_clock_steps_back),
 	KUNIT_CASE(recount_test_clock_steps_back_idle),
 	KUNIT_CASE(recount_test_clock_erratum),
+	KUNIT_CASE(recount_test_clock_tsc_unstable),
 	KUNIT_CASE(recount_test_record_size),
 	KUNIT_CASE(recount_test_record_of_reaped),
 	KUNIT_CASE(recount_test_record_of_track),

@@ -34,15 +34,18 @@ static __always_inline u64 arch_recount_clock_ordered(void)
 /**
  * arch_recount_clock_rate() - the rate of recount's raw clock
  *
- * The TSC is used only where sched_clock() trusts it: constant, in sync
- * across CPUs, and not marked unstable since. Its rate may still be refined
- * after boot (tsc_khz).
+ * The TSC is used only where sched_clock() trusts it (constant, in sync
+ * across CPUs) and the kernel has not marked it unstable: a paravirtual
+ * sched_clock() (kvm-clock, Hyper-V's TSC page) stays stable when the TSC
+ * is marked unstable, as only the native one follows the TSC
+ * (mark_tsc_unstable()). Its rate may still be refined after boot
+ * (tsc_khz).
  *
  * Return: ticks per second, or 0 if the TSC cannot be recount's clock now.
  */
 static inline u64 arch_recount_clock_rate(void)
 {
-	if (!boot_cpu_has(X86_FEATURE_TSC) || !sched_clock_stable())
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !sched_clock_stable() || check_tsc_unstable())
 		return 0;
 	return (u64)READ_ONCE(tsc_khz) * 1000;
 }

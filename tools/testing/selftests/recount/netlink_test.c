@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include <sys/sysinfo.h>
@@ -491,21 +492,27 @@ TEST_F(recount, nondumpable_process_is_not_read)
  * a record of the new program some times in 300 execs.
  */
 #define SUID_ENV "RECOUNT_SUID_COPY"
+#define SUID_DUMP_ENV "RECOUNT_SUID_DUMP"
 #define SUID_NAME "recount-suid"
 #define SUID_EXECS 300
 
 /* Where the copy is: in a directory of its own, made by mkdtemp(). */
 static char suid_dir[32], suid_path[64];
 
+static int suid_reads_dump(const char *arg);
+
 /*
  * This program run set-user-ID (its copy, whoever runs it) exits at once,
- * 0; run as the copy, but not set-user-ID, 2.
+ * 0, or reads on the dump SUID_DUMP_ENV names (suid_reads_dump()); run as
+ * the copy, but not set-user-ID, 2.
  */
 __attribute__((constructor)) static void suid_copy_exits(void)
 {
+	const char *dump = getenv(SUID_DUMP_ENV);
+
 	if (geteuid() != getuid())
-		_exit(0);
-	if (getenv(SUID_ENV))
+		_exit(dump ? suid_reads_dump(dump) : 0);
+	if (getenv(SUID_ENV) || dump)
 		_exit(2);
 }
 
@@ -583,9 +590,12 @@ static int nobody_reads_setuid_exec(void *arg)
 }
 
 /* 300 execs, each read until denied: 30 s on the debug kernel under TCG. */
-TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
+/*
+ * Make suid_path a set-user-ID-root copy of this program. False if the test
+ * is to skip (said) or has failed.
+ */
+static bool suid_copy_make(struct __test_metadata *_metadata)
 {
-	struct suid_reads *s;
 	char buf[65536];
 	struct statvfs fs;
 	ssize_t n;
@@ -596,12 +606,10 @@ TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
 	ASSERT_EQ(0, statvfs(suid_dir, &fs));
 	if (fs.f_flag & (ST_NOSUID | ST_NOEXEC)) {
 		rmdir(suid_dir);
-		SKIP(return, "/tmp is mounted nosuid or noexec");
+		SKIP(return false, "/tmp is mounted nosuid or noexec");
 	}
 	ASSERT_EQ(0, chmod(suid_dir, 0755));
 	snprintf(suid_path, sizeof(suid_path), "%s/%s", suid_dir, SUID_NAME);
-	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, s);
 	in = open("/proc/self/exe", O_RDONLY);
 	ASSERT_LE(0, in);
 	out = open(suid_path, O_WRONLY | O_CREAT | O_EXCL, 0700);
@@ -612,16 +620,121 @@ TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
 	close(in);
 	ASSERT_EQ(0, fchmod(out, 04755));
 	close(out);
+	return true;
+}
 
-	EXPECT_EQ(0, as_nobody(nobody_reads_setuid_exec, s));
+static void suid_copy_remove(void)
+{
 	unlink(suid_path);
 	rmdir(suid_dir);
+}
+
+TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
+{
+	struct suid_reads *s;
+
+	if (!suid_copy_make(_metadata))
+		return;
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	EXPECT_EQ(0, as_nobody(nobody_reads_setuid_exec, s));
+	suid_copy_remove();
 	TH_LOG("%d records, %d reads denied after the exec, %d of the new program",
 	       s->reads, s->denied, s->leaked);
 	EXPECT_LT(0, s->reads);
 	EXPECT_LT(0, s->denied);
 	EXPECT_EQ(0, s->leaked);
 	munmap(s, sizeof(*s));
+}
+
+/*
+ * A dump goes on in whoever reads its socket: the requester's own process
+ * too, once it executed another program. Nobody starts a dump of
+ * processes with SUID_DUMP_OTHERS of its own before it, more than its first
+ * message holds, and executes a set-user-ID-root copy of this program,
+ * which reads the rest. The messages the new program fills list what
+ * nobody may read: not the new program, which is root's and undumpable.
+ * A process's own thread group was always listed to it, whatever it had
+ * executed since the dump began.
+ */
+#define SUID_DUMP_OTHERS 24
+
+/* Records of this process: [0] of the program before the exec, [1] after. */
+static void suid_dump_record(const struct rnl_record *rec, void *arg)
+{
+	int *own = arg;
+
+	if (rec->tgid == (__u32)getpid())
+		own[!strcmp(rec->comm, SUID_NAME)]++;
+}
+
+/*
+ * In the set-user-ID copy: read the rest of the dump that @arg names ("FD
+ * FAMILY SEQ"). 0 if no record is of this program; 6 if one is; 5 if this
+ * process was listed before the exec, which leaves nothing to test.
+ */
+static int suid_reads_dump(const char *arg)
+{
+	int own[2] = { 0, 0 }, intr, not_multi;
+	unsigned int family, seq;
+	struct rnl nl = { 0 };
+	struct rnl_reply r;
+
+	if (sscanf(arg, "%d %u %u", &nl.fd, &family, &seq) != 3)
+		return 3;
+	nl.family = family;
+	if (rnl_dump_recv(&nl, seq, suid_dump_record, own, &intr, &not_multi, &r))
+		return 4;
+	return own[0] ? 5 : own[1] ? 6 : 0;
+}
+
+/* Nobody starts a dump and executes the copy, which reads the rest. */
+static int nobody_dumps_and_executes(void *arg)
+{
+	char env[64];
+	__u32 seq;
+	struct rnl nl = { .family = *(__u16 *)arg };
+
+	/* Not close-on-exec; and no read yet, so its first message is small. */
+	nl.fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	if (nl.fd < 0 || rnl_dump_send(&nl, RECOUNT_SCOPE_PROCESSES, 0, &seq))
+		return 1;
+	snprintf(env, sizeof(env), SUID_DUMP_ENV "=%d %u %u", nl.fd, nl.family, seq);
+	execle(suid_path, SUID_NAME, NULL, (char *[]){ env, NULL });
+	return 7;
+}
+
+TEST_F(recount, dump_read_on_after_a_setuid_exec_lists_not_the_new_program)
+{
+	pid_t others[SUID_DUMP_OTHERS];
+	int block[2], ready[2], i, status;
+
+	if (!suid_copy_make(_metadata))
+		return;
+	ASSERT_EQ(0, pipe(block));
+	ASSERT_EQ(0, pipe(ready));
+	for (i = 0; i < SUID_DUMP_OTHERS; i++) {
+		others[i] = fork();
+		ASSERT_LE(0, others[i]);
+		if (!others[i]) {
+			close(block[1]);
+			if (become_nobody() || write(ready[1], "r", 1) != 1)
+				_exit(1);
+			_exit(read(block[0], &(char){ 0 }, 1) != 0);
+		}
+	}
+	close(block[0]);
+	close(ready[1]);
+	for (i = 0; i < SUID_DUMP_OTHERS; i++)
+		ASSERT_EQ(1, read(ready[0], &(char){ 0 }, 1));
+	close(ready[0]);
+	status = as_nobody(nobody_dumps_and_executes, &self->nl.family);
+	close(block[1]);
+	for (i = 0; i < SUID_DUMP_OTHERS; i++)
+		waitpid(others[i], NULL, 0);
+	suid_copy_remove();
+	/* 2: not set-user-ID; 5: listed before the exec; 6: the new program. */
+	EXPECT_EQ(0, status);
 }
 
 /*

@@ -280,6 +280,88 @@ TEST_F(recount, cpi_is_never_torn)
 	EXPECT_GT(moved, 20);
 }
 
+/*
+ * A thread that left its process charges the process's exited usage at each
+ * accounting point up to its last context switch: the cycles and the time
+ * of a point in one section, so that a reader of the process sees the point
+ * whole or not at all. Threads exit one after another on one CPU while
+ * another thread reads the process on another, EXIT_READ_THREADS of them or
+ * for EXIT_READ_NS: between two reads, the exited cycles never grow unless
+ * the exited time does (a point spans more than a tick of the clock).
+ */
+#define EXIT_READ_THREADS 2000
+#define EXIT_READ_NS (10 * NSEC_PER_SEC)
+
+struct exit_reader {
+	pthread_t thread;
+	int cpu;
+	bool stop;		/* set with __atomic builtins */
+	unsigned long reads, grew, torn;
+};
+
+static void *exit_at_once(void *arg)
+{
+	return NULL;
+}
+
+static void *exit_reader_main(void *arg)
+{
+	struct exit_reader *e = arg;
+	__u64 cycles = 0, time = 0, c, t;
+	struct rnl_reply r;
+	struct rnl nl;
+
+	if (pin_self(e->cpu) || rnl_open(&nl))
+		return NULL;
+	while (!__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) {
+		if (rnl_get(&nl, RECOUNT_A_TGID, getpid(), &r))
+			break;
+		c = r.rec.exited.user_cycles + r.rec.exited.kernel_cycles;
+		t = rnl_cpu_time(&r.rec.exited);
+		if (e->reads++ && c != cycles) {
+			e->grew++;
+			e->torn += t == time;
+		}
+		cycles = c;
+		time = t;
+	}
+	rnl_close(&nl);
+	return NULL;
+}
+
+TEST_F(recount, exited_usage_is_read_whole)
+{
+	struct exit_reader e = { .cpu = ticking_cpu(-1) };
+	int cpu = ticking_cpu(e.cpu), i;
+	unsigned long long until;
+	pthread_attr_t attr;
+	cpu_set_t set;
+	pthread_t t;
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_LE(0, e.cpu);
+	ASSERT_LE(0, cpu);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setaffinity_np(&attr, sizeof(set), &set));
+	ASSERT_EQ(0, pthread_create(&e.thread, NULL, exit_reader_main, &e));
+	until = now_ns() + EXIT_READ_NS;
+	for (i = 0; i < EXIT_READ_THREADS && now_ns() < until; i++) {
+		ASSERT_EQ(0, pthread_create(&t, &attr, exit_at_once, NULL));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+	}
+	__atomic_store_n(&e.stop, true, __ATOMIC_RELAXED);
+	pthread_join(e.thread, NULL);
+	pthread_attr_destroy(&attr);
+	TH_LOG("%d threads exited on CPU %d; %lu reads on CPU %d: %lu saw the cycles grow",
+	       i, cpu, e.reads, e.cpu, e.grew);
+	TH_LOG("%lu of them without the time", e.torn);
+	EXPECT_EQ(0, e.torn);
+	EXPECT_LT(100, e.grew);
+}
+
 /* Of one record: its withheld flags, and which levels of PMU counts it has. */
 struct pmu_view {
 	__u32 withheld;
