@@ -802,6 +802,30 @@ struct recount_nl_format {
 };
 
 size_t recount_nl_record_size(void);
+
+/**
+ * recount_nl_task_withheld() - what of @t's PMU counts a requester may not
+ *	read
+ * @t: the task a record is of
+ * @withheld: what it may not read of any task's, recount_nl_withheld()
+ * @withheld_private: what it may not read of a CPU's, recount_nl_withheld()
+ *	too
+ *
+ * A process that executed a non-dumpable image (recount_exec_private()) was
+ * counted from then on only by CPU-wide events: perf stopped counting it
+ * for everyone else's, and a per-task event opened since counts from its
+ * opening. So its records, its threads' and its exit records carry their
+ * cumulative counts only to a requester perf would let count a CPU.
+ *
+ * Return: RECOUNT_WITHHELD_* flags.
+ */
+static inline u8 recount_nl_task_withheld(struct task_struct *t, u8 withheld,
+					  u8 withheld_private)
+{
+	if (unlikely(READ_ONCE(t->signal->recount.pmu_private)))
+		withheld |= withheld_private;
+	return withheld;
+}
 bool recount_nl_capable(const struct sk_buff *skb, int cap);
 const struct cred *recount_nl_opener(const struct sk_buff *skb, const struct cred *cred);
 bool recount_nl_may_read_current(const struct cred *cred);

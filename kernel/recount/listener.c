@@ -82,6 +82,8 @@
  * @privileged: it registered with CAP_SYS_PTRACE or CAP_NET_ADMIN
  * @ucounts: the user's count it is charged to, if not privileged
  * @withheld: what of the PMU's counts it may not read, as it registered
+ * @withheld_private: what of a CPU's it may not read, as it registered: of
+ *	a process that ran a non-dumpable image (recount_nl_task_withheld())
  * @cpus: the CPUs it listens to, under recount_listeners_mutex
  * @missed: records dropped since the last one it received
  */
@@ -93,6 +95,7 @@ struct recount_listener {
 	bool privileged;
 	struct ucounts *ucounts;
 	u32 withheld;
+	u32 withheld_private;
 	struct cpumask cpus;
 	atomic_long_t missed;
 };
@@ -287,15 +290,16 @@ recount_exit_records_for(struct recount_exit_records *recs, int *n,
 			 struct recount_exit_records *spare, const struct recount_listener *l,
 			 struct task_struct *t, bool group_dead, u64 now)
 {
+	u32 withheld = recount_nl_task_withheld(t, l->withheld, l->withheld_private);
 	struct recount_exit_records *r;
 	int i;
 
 	for (i = 0; i < *n; i++)
-		if (recs[i].ns == l->pid_ns && recs[i].withheld == l->withheld)
+		if (recs[i].ns == l->pid_ns && recs[i].withheld == withheld)
 			return &recs[i];
 	r = *n < RECOUNT_EXIT_KINDS ? &recs[(*n)++] : spare;
 	r->ns = l->pid_ns;
-	r->withheld = l->withheld;
+	r->withheld = withheld;
 	r->msg[0] = recount_exit_build(r, t, false, now);
 	r->msg[1] = NULL;
 	if (group_dead) {
@@ -466,6 +470,7 @@ int recount_listener_register(struct recount_sock *rs, struct sk_buff *skb,
 		l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 		l->privileged = privileged;
 		l->withheld = recount_nl_withheld(skb, false);
+		l->withheld_private = recount_nl_withheld(skb, true);
 	}
 
 	/* Allocate every entry first, so that a failure changes nothing. */

@@ -431,6 +431,7 @@ static u32 recount_nl_state(void)
 	BUILD_BUG_ON((RECOUNT_METRIC_TIME | RECOUNT_METRIC_CYCLES | RECOUNT_METRIC_INSTRUCTIONS |
 		      RECOUNT_METRIC_ENERGY | RECOUNT_METRIC_EVENTS) > 0xff);
 	BUILD_BUG_ON(RECOUNT_ENERGY_SOURCE_ESTIMATED > 0x7f);
+	/* Bits 24 to 30 are a dump's: recount_nl_dump_task_state(). */
 	return BIT(31) | (recount_enabled() ? 0 : RECOUNT_FLAGS_DISABLED) |
 	       recount_metrics_supported() << 8 | recount_energy_source() << 16;
 }
@@ -1156,25 +1157,29 @@ static int recount_nl_fill_task(struct sk_buff *msg, const struct sk_buff *skb,
 				const struct recount_nl_format *fmt)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct recount_nl_format f = *fmt;
 	struct task_struct *t;
 	int err, waited = 0;
 
 	rcu_read_lock();
 	t = recount_nl_find_task(skb, info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID,
 				 &waited);
+	if (!IS_ERR(t) && unlikely(READ_ONCE(t->signal->recount.pmu_private)))
+		f.withheld = recount_nl_task_withheld(t, f.withheld,
+						      recount_nl_withheld(skb, true));
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
 	} else if (sel == RECOUNT_A_PID) {
 		if (t == current)
 			recount_update_current();
-		err = recount_nl_fill_thread(msg, t, ns, fmt);
+		err = recount_nl_fill_thread(msg, t, ns, &f);
 		/* Reaped since it was found: as if it had not been found. */
 		if (err == -ESRCH)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[sel], "no such thread");
 	} else {
 		if (same_thread_group(t, current))
 			recount_update_current();
-		err = recount_nl_fill_process(msg, t, ns, fmt);
+		err = recount_nl_fill_process(msg, t, ns, &f);
 		if (err == -ESRCH)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[sel], "no such process");
 	}
@@ -1522,9 +1527,11 @@ struct recount_dump_ctx {
 	struct pid *requester;
 	struct recount_dump_tids *tids;
 	struct recount_nl_format fmt;
-	u16 scope;
+	u8 scope;
 	/* The socket's opener is judged too: recount_nl_opener(). */
 	bool opener;
+	/* recount_nl_task_withheld()'s, for fmt.withheld */
+	u8 withheld, withheld_private;
 	unsigned int next;
 };
 
@@ -1575,6 +1582,19 @@ recount_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb)
 static __always_inline void recount_nl_dump_state(struct recount_dump_ctx *ctx, u32 state)
 {
 	ctx->fmt.state = !ctx->fmt.lean || state != ctx->fmt.sent;
+}
+
+/*
+ * The state the records of @t's process are written in: with what the
+ * requester may not read of their PMU counts (recount_nl_task_withheld()),
+ * which a lean dump gives again where it changes, in bits 24 to 30.
+ */
+static __always_inline u32 recount_nl_dump_task_state(struct recount_dump_ctx *ctx, u32 state,
+						      struct task_struct *t)
+{
+	BUILD_BUG_ON((RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU) > 0x7f);
+	ctx->fmt.withheld = recount_nl_task_withheld(t, ctx->withheld, ctx->withheld_private);
+	return state | (u32)ctx->fmt.withheld << 24;
 }
 
 /*
@@ -1668,7 +1688,8 @@ static int recount_nl_dump_one_task(struct sk_buff *skb, struct netlink_callback
 	if (waited)
 		state = recount_nl_state();
 	if (recount_nl_dump_may_read(cb, ctx, t))
-		err = recount_nl_dump_one(skb, cb, ctx, state, t, ids, 0);
+		err = recount_nl_dump_one(skb, cb, ctx, recount_nl_dump_task_state(ctx, state, t),
+					  t, ids, 0);
 	recount_nl_exec_unlock(t, waited);
 	return err;
 }
@@ -1770,7 +1791,7 @@ static int recount_nl_dump_threads_of(struct sk_buff *skb, struct netlink_callba
 			err = waited;
 			break;
 		}
-		state = recount_nl_state();
+		state = recount_nl_dump_task_state(ctx, recount_nl_state(), leader);
 		t = NULL;
 		last = NULL;
 		for (n = 0; n < RECOUNT_DUMP_BATCH && ctx->next < tids->nr; n++, ctx->next++) {
@@ -1977,7 +1998,9 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 		}
 		ctx->tids = tids;
 	}
-	ctx->fmt.withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
+	ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
+	ctx->withheld_private = recount_nl_withheld(cb->skb, true);
+	ctx->fmt.withheld = ctx->withheld;
 	ctx->cred = get_current_cred();
 	ctx->opener = !!recount_nl_opener(cb->skb, ctx->cred);
 	ctx->ns = get_pid_ns(task_active_pid_ns(current));

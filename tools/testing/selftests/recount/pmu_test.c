@@ -688,4 +688,210 @@ TEST_F(recount, setuid_child_counts_are_kept_from_its_parent)
 		  r[2].children.inexact & (RECOUNT_INEXACT_CYCLES | RECOUNT_INEXACT_INSTRUCTIONS));
 }
 
+/*
+ * A process that executed a non-dumpable image was counted from then on only
+ * by CPU-wide events: perf stopped counting it for everyone else's there, and
+ * an event opened since counts from its opening. So its cumulative cycles
+ * and instructions go only to a reader perf would let count a CPU, whatever
+ * it executed since. This program, run with PRIVATE_ENV set, spins, gives up
+ * any privilege it was run with, says so on fd 3, and executes a plain
+ * program: run set-user-ID-root by nobody, its process turns non-dumpable,
+ * then nobody's and dumpable again.
+ */
+#define PRIVATE_ENV "RECOUNT_PRIVATE_IMAGE"
+
+__attribute__((constructor)) static void private_image(void)
+{
+	uid_t uid = getuid();
+
+	if (!getenv(PRIVATE_ENV))
+		return;
+	spin_user(10 * NSEC_PER_MSEC);
+	if (setresuid(uid, uid, uid) || write(3, "s", 1) != 1)
+		_exit(1);
+	execl("/bin/busybox", "sleep", "10", (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * What nobody sees of the process: a get, dumps, its exit record; and in the
+ * lean dump, a plain process of its own after it.
+ */
+struct private_views {
+	int err;
+	struct pmu_view thread, process, threads, processes, lean, exit, after;
+};
+
+/*
+ * The records of a dump's processes @tgid[0] and @tgid[1], with their
+ * withheld flags as a lean dump says them.
+ */
+struct dump_view {
+	pid_t tgid[2];
+	bool found[2];
+	__u32 withheld;
+	struct pmu_view v[2];
+};
+
+static void dump_view_record(const struct rnl_record *rec, void *arg)
+{
+	struct dump_view *d = arg;
+	int i;
+
+	/* A lean record without the state has the one before. */
+	if (rec->has_metrics)
+		d->withheld = rec->withheld;
+	for (i = 0; i < 2; i++) {
+		if (rec->tgid == (__u32)d->tgid[i] && !d->found[i]) {
+			d->found[i] = true;
+			d->v[i] = (struct pmu_view){ d->withheld, rec->usage.has &
+						     (RNL_USER_PMU | RNL_KERNEL_PMU) };
+		}
+	}
+}
+
+static int dump_view(struct rnl *nl, int scope, pid_t tgid, pid_t after, bool lean,
+		     struct pmu_view *v, struct pmu_view *v_after)
+{
+	struct dump_view d = { .tgid = { tgid, after } };
+	int intr, not_multi, err;
+	struct rnl_reply r;
+
+	nl->lean = lean;
+	err = rnl_dump(nl, scope, scope == RECOUNT_SCOPE_THREADS ? tgid : 0, dump_view_record,
+		       &d, &intr, &not_multi, &r);
+	nl->lean = false;
+	*v = d.v[0];
+	if (v_after)
+		*v_after = d.v[1];
+	return err || !d.found[0] || (v_after && !d.found[1]);
+}
+
+/* As nobody: run @image as above, and read its process. */
+static int read_private_views(const char *image, struct private_views *v)
+{
+	char *const env[] = { PRIVATE_ENV "=1", NULL };
+	struct rnl_record rec;
+	int fds[2], block[2], i;
+	struct rnl_reply r;
+	char cpus[32];
+	struct rnl nl;
+	pid_t p, q;
+
+	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
+	if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, cpus, &r) || pipe(fds) ||
+	    pipe(block))
+		return 1;
+	p = fork();
+	if (p < 0)
+		return 2;
+	if (p == 0) {
+		if (dup2(fds[1], 3) != 3)
+			_exit(1);
+		execle(image, "recount-private", NULL, env);
+		_exit(127);
+	}
+	close(fds[1]);
+	/* A plain process with a pid above @p's, listed after it. */
+	q = fork();
+	if (q < 0)
+		return 2;
+	if (q == 0) {
+		close(block[1]);
+		_exit(read(block[0], &(char){ 0 }, 1) != 0);
+	}
+	close(block[0]);
+	if (read(fds[0], &(char){ 0 }, 1) != 1)
+		return 3;
+	/* Denied until it executes the plain program. */
+	for (i = 0; rnl_get(&nl, RECOUNT_A_TGID, p, &r); i++) {
+		if (r.error != -EACCES || i == 1000)
+			return 4;
+		sleep_ns(NSEC_PER_MSEC);
+	}
+	v->process = pmu_view_of(&r.rec);
+	if (rnl_get(&nl, RECOUNT_A_PID, p, &r))
+		return 5;
+	v->thread = pmu_view_of(&r.rec);
+	if (dump_view(&nl, RECOUNT_SCOPE_THREADS, p, 0, false, &v->threads, NULL) ||
+	    dump_view(&nl, RECOUNT_SCOPE_PROCESSES, p, 0, false, &v->processes, NULL) ||
+	    dump_view(&nl, RECOUNT_SCOPE_PROCESSES, p, q, true, &v->lean, &v->after))
+		return 6;
+	close(block[1]);
+	if (waitpid(q, NULL, 0) != q)
+		return 7;
+	kill(p, SIGKILL);
+	if (waitpid(p, NULL, 0) != p)
+		return 7;
+	while (rnl_next_exit(&nl, &rec, 2000) == 1) {
+		if (rec.has_pid && rec.pid == (__u32)p) {
+			v->exit = pmu_view_of(&rec);
+			return 0;
+		}
+	}
+	return 8;
+}
+
+static void private_views(struct __test_metadata *_metadata, const char *image,
+			  struct private_views *v)
+{
+	pid_t child;
+	int fds[2];
+
+	ASSERT_EQ(0, pipe(fds));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		struct private_views out = { 0 };
+
+		close(fds[0]);
+		out.err = read_private_views(image, &out);
+		_exit(write(fds[1], &out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	}
+	close(fds[1]);
+	ASSERT_EQ(sizeof(*v), read(fds[0], v, sizeof(*v)));
+	close(fds[0]);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	ASSERT_EQ(0, v->err) TH_LOG("%s: failed at step %d", image, v->err);
+}
+
+static void expect_private_views(struct __test_metadata *_metadata, const char *image,
+				 const struct private_views *v, __u32 withheld)
+{
+	TH_LOG("%s: expected withheld %#x", image, withheld);
+	expect_view(_metadata, "get of the thread", &v->thread, withheld, true);
+	expect_view(_metadata, "get of the process", &v->process, withheld, true);
+	expect_view(_metadata, "dump of its threads", &v->threads, withheld, true);
+	expect_view(_metadata, "dump of every process", &v->processes, withheld, true);
+	expect_view(_metadata, "lean dump of every process", &v->lean, withheld, true);
+	expect_view(_metadata, "exit record", &v->exit, withheld, true);
+	expect_view(_metadata, "lean dump, the plain process after it", &v->after, 0, true);
+}
+
+/*
+ * Nobody, at a perf_event_paranoid of 1 (it may count its own tasks at both
+ * levels, not a CPU), reads a process of its own that ran this program
+ * set-user-ID-root: every read withholds its cycles and instructions, and a
+ * lean dump says so again for a plain process after it. The same program
+ * run plain, they come whole.
+ */
+TEST_F(recount, counts_of_a_non_dumpable_image_need_cpu_wide_perf)
+{
+	const __u32 all = RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU;
+	char path[] = "/tmp/recount-suid-XXXXXX";
+	struct private_views plain, private;
+	int saved = paranoid_get();
+
+	if (!have_pmu(&self->nl))
+		SKIP(return, NO_PMU);
+	ASSERT_EQ(0, make_setuid_copy("/proc/self/exe", path)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, paranoid_set(1));
+	private_views(_metadata, "/proc/self/exe", &plain);
+	private_views(_metadata, path, &private);
+	EXPECT_EQ(0, paranoid_set(saved));
+	unlink(path);
+	expect_private_views(_metadata, "run plain", &plain, 0);
+	expect_private_views(_metadata, "run set-user-ID-root", &private, all);
+}
+
 TEST_HARNESS_MAIN
