@@ -98,6 +98,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seqlock.h>
@@ -1088,14 +1089,21 @@ void recount_task_init(struct task_struct *p)
  * recount_signal_init() - initialize a new process's state
  * @sig: the new process's signal_struct, zeroed
  *
- * Called by copy_signal(). Nothing is allocated: a process's state has a
- * fixed size.
+ * Called by copy_signal(), in the parent. Nothing is allocated: a
+ * process's state has a fixed size. A process forked while its parent runs
+ * a non-dumpable image it executed runs that image until it executes
+ * another, with nothing of its parent's events of others on it: it is
+ * private as its parent is (recount_exec_private()).
  */
 void recount_signal_init(struct signal_struct *sig)
 {
+	struct mm_struct *mm = current->mm;
+
 	seqlock_init(&sig->recount.moved);
 	raw_spin_lock_init(&sig->recount.exited_lock);
 	seqcount_raw_spinlock_init(&sig->recount.exited_seq, &sig->recount.exited_lock);
+	sig->recount.pmu_private = READ_ONCE(current->signal->recount.pmu_private) && mm &&
+				   get_dumpable(mm) != SUID_DUMP_USER;
 }
 
 static DEFINE_MUTEX(recount_control_mutex);

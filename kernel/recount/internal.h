@@ -826,6 +826,7 @@ static inline u8 recount_nl_task_withheld(struct task_struct *t, u8 withheld,
 		withheld |= withheld_private;
 	return withheld;
 }
+
 bool recount_nl_capable(const struct sk_buff *skb, int cap);
 const struct cred *recount_nl_opener(const struct sk_buff *skb, const struct cred *cred);
 bool recount_nl_may_read_current(const struct cred *cred);

@@ -22,6 +22,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/security.h>
@@ -1164,9 +1165,9 @@ static int recount_nl_fill_task(struct sk_buff *msg, const struct sk_buff *skb,
 	rcu_read_lock();
 	t = recount_nl_find_task(skb, info, sel, sel == RECOUNT_A_PID ? PIDTYPE_PID : PIDTYPE_TGID,
 				 &waited);
+	/* What perf refuses of a CPU, asked only where it applies. */
 	if (!IS_ERR(t) && unlikely(READ_ONCE(t->signal->recount.pmu_private)))
-		f.withheld = recount_nl_task_withheld(t, f.withheld,
-						      recount_nl_withheld(skb, true));
+		f.withheld |= recount_nl_withheld(skb, true);
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
 	} else if (sel == RECOUNT_A_PID) {
@@ -1524,7 +1525,8 @@ struct recount_dump_tids {
 struct recount_dump_ctx {
 	const struct cred *cred;
 	struct pid_namespace *ns;
-	struct pid *requester;
+	/* The requester's address space, held by mmgrab(): an exec replaces it */
+	struct mm_struct *mm;
 	struct recount_dump_tids *tids;
 	struct recount_nl_format fmt;
 	u8 scope;
@@ -1640,15 +1642,16 @@ static int recount_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
  * skips the rest silently, as /proc does (PTRACE_MODE_NOAUDIT; a security
  * module that audits its ptrace denials whatever the mode, as SELinux does,
  * logs them as it does for /proc). ptrace_may_access() lets current read
- * its own thread group: that is right where current is the requester, not
- * where the requester passed the socket to another process, nor where the
- * requester's process executed another program since, whose credentials
- * are new ones. The requester's threads are then judged by the credentials
- * pinned, in another process as those of any other task, in its own as
- * recount_nl_may_read_current() judges current: what the requester's
- * process made undumpable since (executing a set-user-ID program) is not
- * listed. Where the request was written by another than the socket's
- * opener, the opener must be allowed to read a task too
+ * its own thread group: that is right where current is the requester's
+ * process with the address space it had (any of its threads), not where
+ * the requester passed the socket to another process, nor where its
+ * process executed another program since, whose credentials are new ones.
+ * There current's threads are judged by the credentials pinned, as
+ * recount_nl_may_read_current() judges current, and the requester's
+ * threads read by another process as those of any other task: what the
+ * requester's process made undumpable since (executing a set-user-ID
+ * program) is not listed. Where the request was written by another than
+ * the socket's opener, the opener must be allowed to read a task too
  * (recount_nl_opener()). Inline: a call costs a dump 18 instructions a
  * record on arm64.
  */
@@ -1659,8 +1662,7 @@ static __always_inline bool recount_nl_dump_may_read(struct netlink_callback *cb
 	bool ok;
 
 	if (same_thread_group(t, current))
-		ok = recount_nl_group(t) == ctx->requester &&
-		     (current_real_cred() == ctx->cred || recount_nl_may_read_current(ctx->cred));
+		ok = current->mm == ctx->mm || recount_nl_may_read_current(ctx->cred);
 	else
 		ok = ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS | PTRACE_MODE_NOAUDIT);
 	return ok && (!ctx->opener ||
@@ -2004,7 +2006,8 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 	ctx->cred = get_current_cred();
 	ctx->opener = !!recount_nl_opener(cb->skb, ctx->cred);
 	ctx->ns = get_pid_ns(task_active_pid_ns(current));
-	ctx->requester = get_pid(task_tgid(current));
+	ctx->mm = current->mm;
+	mmgrab(ctx->mm);
 	recount_update_current();
 	return 0;
 }
@@ -2026,7 +2029,7 @@ int recount_nl_get_dump_done(struct netlink_callback *cb)
 		put_pid(ctx->tids->group);
 		kvfree(ctx->tids);
 	}
-	put_pid(ctx->requester);
+	mmdrop(ctx->mm);
 	put_pid_ns(ctx->ns);
 	put_cred(ctx->cred);
 	return 0;

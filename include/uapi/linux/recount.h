@@ -186,9 +186,9 @@ enum recount_inexact {
  *   capabilities of both the sender and the socket's opener, whatever the PMU
  *   counts then: a listener keeps it when the PMU starts counting. The records
  *   of a process that executed a non-dumpable image (set-user-ID,
- *   set-group-ID, file capabilities), and of its threads, withhold what a
- *   CPU's would: perf counted it on only for CPU-wide events. Given only in
- *   records that carry cycles and instructions.
+ *   set-group-ID, file capabilities), or that such a process forked, and of
+ *   their threads, withhold what a CPU's would: perf counted them on only for
+ *   CPU-wide events. Given only in records that carry cycles and instructions.
  * @RECOUNT_WITHHELD_USER_PMU: user-cycles and user-instructions: a CPU's,
  *   where perf refuses a CPU-wide event (perf_event_paranoid above 0 without
  *   CAP_PERFMON); anyone's, where perf refuses any event (perf_event_paranoid

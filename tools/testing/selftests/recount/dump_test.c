@@ -661,6 +661,74 @@ static void hand_off(struct __test_metadata *_metadata, struct rnl *own, bool ne
 	close(go[1]);
 }
 
+/*
+ * A process's own threads are listed to it whichever of its threads reads
+ * on, undumpable (PR_SET_DUMPABLE 0) as it is: ptrace_may_access()'s rule
+ * for a thread group, though the thread that reads on has credentials of
+ * its own (PR_SET_KEEPCAPS gave it new ones). Nobody starts a dump of its
+ * process's HANDOFF_THREADS + 1 threads; another thread reads it all.
+ */
+struct read_on {
+	struct rnl nl;
+	__u32 seq;
+	struct handoff h;
+	struct rnl_reply r;
+	int err;
+};
+
+static void *read_on_main(void *arg)
+{
+	struct read_on *o = arg;
+	int intr, not_multi;
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		o->err = -errno;
+	else
+		o->err = rnl_dump_recv(&o->nl, o->seq, count_handoff, &o->h, &intr, &not_multi,
+				       &o->r);
+	return NULL;
+}
+
+static int undumpable_reads_on_its_own(void)
+{
+	pthread_t th[HANDOFF_THREADS], reader;
+	struct read_on o = { 0 };
+	int fds[2], i;
+
+	if (pipe(fds) || become_nobody() || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return 1;
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		if (pthread_create(&th[i], NULL, block, &fds[0]))
+			return 2;
+	o.h.requester = getpid();
+	if (rnl_open(&o.nl) || rnl_dump_send(&o.nl, RECOUNT_SCOPE_THREADS, getpid(), &o.seq) ||
+	    pthread_create(&reader, NULL, read_on_main, &o) || pthread_join(reader, NULL))
+		return 3;
+	close(fds[1]);
+	for (i = 0; i < HANDOFF_THREADS; i++)
+		pthread_join(th[i], NULL);
+	if (o.err)
+		return 4;
+	/* More than the first message, all of its threads, nothing else. */
+	if (o.r.nbatch < 2)
+		return 5;
+	return o.h.records == HANDOFF_THREADS + 1 && !o.h.others ? 0 : 6;
+}
+
+TEST_F(dump, read_on_by_another_thread_lists_its_own_process)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(undumpable_reads_on_its_own());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	/* 5: one message only; 6: not every thread of its own, or others. */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F(dump, finished_by_another_user_lists_what_its_requester_may)
 {
 	hand_off(_metadata, &self->nl, false, false);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <linux/perf_event.h>
 
@@ -340,8 +341,8 @@ TEST_F(recount, exited_usage_is_read_whole)
 
 	if (!have_pmu(&self->nl))
 		SKIP(return, NO_PMU);
-	ASSERT_LE(0, e.cpu);
-	ASSERT_LE(0, cpu);
+	if (e.cpu < 0 || cpu < 0)
+		SKIP(return, "fewer than two CPUs that tick");
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	ASSERT_EQ(0, pthread_attr_init(&attr));
@@ -693,21 +694,31 @@ TEST_F(recount, setuid_child_counts_are_kept_from_its_parent)
  * by CPU-wide events: perf stopped counting it for everyone else's there, and
  * an event opened since counts from its opening. So its cumulative cycles
  * and instructions go only to a reader perf would let count a CPU, whatever
- * it executed since. This program, run with PRIVATE_ENV set, spins, gives up
- * any privilege it was run with, says so on fd 3, and executes a plain
- * program: run set-user-ID-root by nobody, its process turns non-dumpable,
- * then nobody's and dumpable again.
+ * it executed since; so do those of a process it forked meanwhile. This
+ * program, run with PRIVATE_ENV set, spins, gives up any privilege it was
+ * run with, writes its pid on fd 3, and executes a plain program: run
+ * set-user-ID-root by nobody, its process turns non-dumpable, then nobody's
+ * and dumpable again. With PRIVATE_ENV "fork", a child it forks first does
+ * it, and the program exits.
  */
 #define PRIVATE_ENV "RECOUNT_PRIVATE_IMAGE"
 
 __attribute__((constructor)) static void private_image(void)
 {
+	const char *how = getenv(PRIVATE_ENV);
 	uid_t uid = getuid();
+	pid_t pid;
 
-	if (!getenv(PRIVATE_ENV))
+	if (!how)
 		return;
+	if (!strcmp(how, "fork")) {
+		pid = fork();
+		if (pid)
+			_exit(pid < 0);
+	}
 	spin_user(10 * NSEC_PER_MSEC);
-	if (setresuid(uid, uid, uid) || write(3, "s", 1) != 1)
+	pid = getpid();
+	if (setresuid(uid, uid, uid) || write(3, &pid, sizeof(pid)) != sizeof(pid))
 		_exit(1);
 	execl("/bin/busybox", "sleep", "10", (char *)NULL);
 	_exit(127);
@@ -767,25 +778,31 @@ static int dump_view(struct rnl *nl, int scope, pid_t tgid, pid_t after, bool le
 	return err || !d.found[0] || (v_after && !d.found[1]);
 }
 
-/* As nobody: run @image as above, and read its process. */
-static int read_private_views(const char *image, struct private_views *v)
+/*
+ * As nobody: run @image as above (its child if @fork), and read the
+ * process; a subreaper, to reap a forked one.
+ */
+static int read_private_views(const char *image, bool fork_first, struct private_views *v)
 {
-	char *const env[] = { PRIVATE_ENV "=1", NULL };
+	char *const env[] = { fork_first ? PRIVATE_ENV "=fork" : PRIVATE_ENV "=1", NULL };
 	struct rnl_record rec;
 	int fds[2], block[2], i;
 	struct rnl_reply r;
 	char cpus[32];
 	struct rnl nl;
-	pid_t p, q;
+	pid_t image_pid, p, q;
 
 	snprintf(cpus, sizeof(cpus), "0-%d", get_nprocs_conf() - 1);
-	if (become_nobody() || rnl_open(&nl) || rnl_listen(&nl, true, cpus, &r) || pipe(fds) ||
-	    pipe(block))
+	if (become_nobody() || prctl(PR_SET_CHILD_SUBREAPER, 1) || rnl_open(&nl) ||
+	    rnl_listen(&nl, true, cpus, &r) || pipe(fds) || pipe(block))
 		return 1;
-	p = fork();
-	if (p < 0)
+	image_pid = fork();
+	if (image_pid < 0)
 		return 2;
-	if (p == 0) {
+	if (image_pid == 0) {
+		/* Not the blocker's pipe: it must see the end of it. */
+		close(block[0]);
+		close(block[1]);
 		if (dup2(fds[1], 3) != 3)
 			_exit(1);
 		execle(image, "recount-private", NULL, env);
@@ -801,7 +818,10 @@ static int read_private_views(const char *image, struct private_views *v)
 		_exit(read(block[0], &(char){ 0 }, 1) != 0);
 	}
 	close(block[0]);
-	if (read(fds[0], &(char){ 0 }, 1) != 1)
+	if (read(fds[0], &p, sizeof(p)) != sizeof(p))
+		return 3;
+	/* The image that forked exits: its child is then the subreaper's. */
+	if (p != image_pid && waitpid(image_pid, NULL, 0) != image_pid)
 		return 3;
 	/* Denied until it executes the plain program. */
 	for (i = 0; rnl_get(&nl, RECOUNT_A_TGID, p, &r); i++) {
@@ -832,33 +852,40 @@ static int read_private_views(const char *image, struct private_views *v)
 	return 8;
 }
 
-static void private_views(struct __test_metadata *_metadata, const char *image,
-			  struct private_views *v)
+/* In a child: read_private_views(). Returns its step that failed, or 0. */
+static int private_views(const char *image, bool fork_first, struct private_views *v)
 {
 	pid_t child;
 	int fds[2];
 
-	ASSERT_EQ(0, pipe(fds));
+	v->err = 10;
+	if (pipe(fds))
+		return v->err;
 	child = fork();
-	ASSERT_LE(0, child);
+	if (child < 0)
+		return v->err;
 	if (child == 0) {
 		struct private_views out = { 0 };
 
 		close(fds[0]);
-		out.err = read_private_views(image, &out);
+		out.err = read_private_views(image, fork_first, &out);
 		_exit(write(fds[1], &out, sizeof(out)) == sizeof(out) ? 0 : 1);
 	}
 	close(fds[1]);
-	ASSERT_EQ(sizeof(*v), read(fds[0], v, sizeof(*v)));
+	if (read(fds[0], v, sizeof(*v)) != sizeof(*v))
+		v->err = 11;
 	close(fds[0]);
-	ASSERT_EQ(child, waitpid(child, NULL, 0));
-	ASSERT_EQ(0, v->err) TH_LOG("%s: failed at step %d", image, v->err);
+	waitpid(child, NULL, 0);
+	return v->err;
 }
 
 static void expect_private_views(struct __test_metadata *_metadata, const char *image,
 				 const struct private_views *v, __u32 withheld)
 {
 	TH_LOG("%s: expected withheld %#x", image, withheld);
+	EXPECT_EQ(0, v->err) TH_LOG("%s: failed at step %d", image, v->err);
+	if (v->err)
+		return;
 	expect_view(_metadata, "get of the thread", &v->thread, withheld, true);
 	expect_view(_metadata, "get of the process", &v->process, withheld, true);
 	expect_view(_metadata, "dump of its threads", &v->threads, withheld, true);
@@ -871,27 +898,41 @@ static void expect_private_views(struct __test_metadata *_metadata, const char *
 /*
  * Nobody, at a perf_event_paranoid of 1 (it may count its own tasks at both
  * levels, not a CPU), reads a process of its own that ran this program
- * set-user-ID-root: every read withholds its cycles and instructions, and a
- * lean dump says so again for a plain process after it. The same program
- * run plain, they come whole.
+ * set-user-ID-root, and one that this program forked while it ran so:
+ * every read withholds their cycles and instructions, and a lean dump says
+ * so again for a plain process after them. The same program run plain,
+ * they come whole. Nothing between the set-user-ID copy and its removal
+ * stops the test.
  */
 TEST_F(recount, counts_of_a_non_dumpable_image_need_cpu_wide_perf)
 {
 	const __u32 all = RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU;
 	char path[] = "/tmp/recount-suid-XXXXXX";
-	struct private_views plain, private;
+	/* Step 12: not read (no copy, or no sysctl). */
+	struct private_views plain = { .err = 12 }, private = { .err = 12 }, forked = { .err = 12 };
 	int saved = paranoid_get();
+	struct statvfs fs;
+	bool copied;
 
 	if (!have_pmu(&self->nl))
 		SKIP(return, NO_PMU);
-	ASSERT_EQ(0, make_setuid_copy("/proc/self/exe", path)) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(0, paranoid_set(1));
-	private_views(_metadata, "/proc/self/exe", &plain);
-	private_views(_metadata, path, &private);
-	EXPECT_EQ(0, paranoid_set(saved));
-	unlink(path);
+	ASSERT_EQ(0, statvfs("/tmp", &fs));
+	if (fs.f_flag & (ST_NOSUID | ST_NOEXEC))
+		SKIP(return, "/tmp is mounted nosuid or noexec");
+	copied = !make_setuid_copy("/proc/self/exe", path);
+	if (copied && !paranoid_set(1)) {
+		private_views("/proc/self/exe", false, &plain);
+		private_views(path, false, &private);
+		private_views(path, true, &forked);
+	}
+	paranoid_set(saved);
+	if (copied)
+		unlink(path);
+	ASSERT_TRUE(copied) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(saved, paranoid_get());
 	expect_private_views(_metadata, "run plain", &plain, 0);
 	expect_private_views(_metadata, "run set-user-ID-root", &private, all);
+	expect_private_views(_metadata, "forked by it", &forked, all);
 }
 
 TEST_HARNESS_MAIN
