@@ -2001,7 +2001,9 @@ int recount_nl_get_dump_start(struct netlink_callback *cb)
 		ctx->tids = tids;
 	}
 	ctx->withheld = recount_nl_withheld(cb->skb, ctx->scope == RECOUNT_SCOPE_CPUS);
-	ctx->withheld_private = recount_nl_withheld(cb->skb, true);
+	/* A CPU's records take no task's: see recount_nl_dump_task_state(). */
+	ctx->withheld_private = ctx->scope == RECOUNT_SCOPE_CPUS ? ctx->withheld :
+				recount_nl_withheld(cb->skb, true);
 	ctx->fmt.withheld = ctx->withheld;
 	ctx->cred = get_current_cred();
 	ctx->opener = !!recount_nl_opener(cb->skb, ctx->cred);
