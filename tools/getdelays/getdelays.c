@@ -40,6 +40,7 @@ struct ctx {
 	bool ts_open;
 	const char *ts_why;	/* why there are no taskstats, if so */
 	FILE *log;
+	bool lost;		/* some output or log could not be written */
 	bool warned_disabled;
 	bool warned_events;	/* that some events could not be named */
 	uint32_t events_tried;	/* the last generation it asked the names of */
@@ -56,6 +57,24 @@ static void on_signal(int sig)
 }
 
 /*
+ * Close @f, which got what getdelays printed to @name; false, and said so,
+ * if some of it could not be written (a full disk, a closed pipe).
+ */
+static bool close_output(FILE *f, const char *name)
+{
+	bool failed = ferror(f);
+	int err = errno;
+
+	if (fclose(f)) {
+		failed = true;
+		err = errno;
+	}
+	if (failed)
+		fprintf(stderr, "getdelays: cannot write %s: %s\n", name, strerror(err));
+	return !failed;
+}
+
+/*
  * -w's file: opened at the start (appended to with -a), and opened again,
  * appended to, after a SIGHUP, as logrotate expects of a daemon's log.
  */
@@ -67,8 +86,8 @@ static int open_log(struct ctx *x, bool append)
 		fprintf(stderr, "getdelays: %s: %s\n", x->o.logfile, strerror(errno));
 		return -1;
 	}
-	if (x->log)
-		fclose(x->log);
+	if (x->log && !close_output(x->log, x->o.logfile))
+		x->lost = true;
 	x->log = f;
 	return 0;
 }
@@ -357,7 +376,7 @@ static int run_command(struct ctx *x)
 
 static int add_to_snapshot(const struct rc_record *rec, void *arg)
 {
-	return snapshot_add(arg, rec);
+	return snapshot_add(arg, rec) ? -ENOMEM : 0;
 }
 
 /* Say why a dump failed; the exit status. */
@@ -815,6 +834,7 @@ static void listen_for_exits(struct intervals *iv)
 {
 	char cpus[4096] = "";
 	FILE *f;
+	int err;
 
 	if (iv->x->o.mode == MODE_CPU || (iv->x->o.mode == MODE_DUMP &&
 					  iv->x->o.scope == RECOUNT_SCOPE_CPUS))
@@ -827,14 +847,19 @@ static void listen_for_exits(struct intervals *iv)
 		fclose(f);
 	cpus[strcspn(cpus, "\n")] = '\0';
 	iv->lc.verbose = iv->x->o.verbose;
-	if (rc_open(&iv->lc))
+	/* What a task did in the interval it exited in is lost. */
+	err = rc_open(&iv->lc);
+	if (err) {
+		fprintf(stderr, "getdelays: cannot listen for exits: %s: exits have no figures\n",
+			strerror(-err));
 		return;
+	}
 	if (iv->x->o.rcvbuf)
 		rc_set_rcvbuf(&iv->lc, iv->x->o.rcvbuf);
-	if (rc_listen(&iv->lc, cpus, true)) {
-		/* What a task did in the interval it exited in is lost. */
+	err = rc_listen(&iv->lc, cpus, true);
+	if (err) {
 		fprintf(stderr, "getdelays: cannot listen for exits: %s: exits have no figures\n",
-			iv->lc.extack[0] ? iv->lc.extack : "refused");
+			iv->lc.extack[0] ? iv->lc.extack : strerror(-err));
 		rc_close(&iv->lc);
 		return;
 	}
@@ -1011,6 +1036,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "getdelays: cannot choose the events: %s\n",
 				x.c.extack[0] ? x.c.extack : strerror(-err));
 			rc_close(&x.c);
+			if (err == -E2BIG)
+				return EXIT_USAGE;
 			return err == -EACCES || err == -EPERM ? EXIT_DENIED : EXIT_ERROR;
 		}
 		if (x.c.extack[0])
@@ -1049,7 +1076,9 @@ int main(int argc, char **argv)
 	if (x.ts_open)
 		ts_close(&x.ts);
 	rc_close(&x.c);
-	if (x.log)
-		fclose(x.log);
-	return ret;
+	if (x.log && !close_output(x.log, x.o.logfile))
+		x.lost = true;
+	if (!close_output(stdout, "the output"))
+		x.lost = true;
+	return x.lost && ret == EXIT_OK ? EXIT_ERROR : ret;
 }

@@ -66,8 +66,9 @@ const char usage_text[] =
 "                     as exit records, so that what an exited task did in its\n"
 "                     last interval is counted)\n"
 "      --count N      stop after N intervals (default: until interrupted)\n"
-"      --top          a table of the busiest processes (threads, CPUs with\n"
-"                     -D), refreshed every interval (default 1 s); on a\n"
+"      --top          a table of the busiest processes (threads with -D\n"
+"                     threads; every CPU, in CPU order, with -D cpus),\n"
+"                     refreshed every interval (default 1 s); on a\n"
 "                     terminal it fills the screen, else it prints one table\n"
 "                     after another, as top -b does\n"
 "\n"
@@ -135,17 +136,18 @@ const char usage_text[] =
 "                                 every exit on CPUs 0-3, also kept as JSON\n"
 "\n"
 "  $ getdelays -D cpus\n"
-"   CPU KIND               USER      KERNEL        IDLE  BUSY%    CPI      ENERGY IDLE-ENERGY    POWER\n"
-"     0 performance  561.488 us    5.552 ms  826.839 ms    0.7   1.00    6.113 mJ   41.342 mJ  1.000 W\n"
-"     2 efficiency   599.799 ms    5.688 ms  226.864 ms   72.7   1.00  181.645 mJ    2.269 mJ  0.300 W\n"
+"   CPU KIND               USER      KERNEL        IDLE    IDLE-IRQ  BUSY%    CPI      ENERGY IDLE-ENERGY    POWER\n"
+"     0 performance  561.488 us    5.552 ms  826.839 ms    1.203 ms    0.7   1.00    6.113 mJ   41.342 mJ  1.000 W\n"
+"     2 efficiency   599.799 ms    5.688 ms  226.864 ms  102.407 us   72.7   1.00  181.645 mJ    2.269 mJ  0.300 W\n"
 "\n"
 "A value the kernel does not count prints as '-' (null in JSON). The fields,\n"
 "their units and more examples: getdelays(8), and\n"
 "Documentation/accounting/recount.rst.\n"
 "\n"
-"Exit status: 0 success, 1 usage error (or a CPU list the kernel rejects),\n"
-"2 the kernel has no recount, 3 no such thread, process, CPU or cgroup,\n"
-"4 permission denied, 5 other error. With -c, COMMAND's exit status.\n";
+"Exit status: 0 success, 1 usage error (or a CPU list the kernel rejects,\n"
+"or more events than it counts), 2 the kernel has no recount, 3 no such\n"
+"thread, process, CPU or cgroup, 4 permission denied, 5 other error (output\n"
+"that could not be written among them). With -c, COMMAND's exit status.\n";
 
 /* A decimal number up to @max at the start of @s, without sign or blanks. */
 static int parse_decimal(const char *s, char **end, unsigned long long max,

@@ -268,9 +268,8 @@ static void text_usage(FILE *f, const struct rc_usage *u, uint32_t energy_source
 		snprintf(a, sizeof(a), "%llu.%06llu J",
 			 (unsigned long long)(u->energy_nj.v / NSEC_PER_SEC),
 			 (unsigned long long)(u->energy_nj.v % NSEC_PER_SEC / 1000));
-		fprintf(f, "  %-13s %16s %16s %16s  (%s)%s\n", "energy", "", "", a,
-			rc_energy_source_name(energy_source),
-			inexact_note(u->inexact, RECOUNT_INEXACT_ENERGY));
+		fprintf(f, "  %-13s %16s %16s %16s  (%s)\n", "energy", "", "", a,
+			rc_energy_source_name(energy_source));
 		if (rc_power(u, &watts))
 			fprintf(f, "  %-13s %16s %16s %14.3f W  (energy / time)\n", "power", "", "",
 				watts);
@@ -764,7 +763,6 @@ static void json_usage(struct json *j, const struct rc_usage *u, bool cpu)
 	} inexact[] = {
 		{ RECOUNT_INEXACT_CYCLES, "cycles" },
 		{ RECOUNT_INEXACT_INSTRUCTIONS, "instructions" },
-		{ RECOUNT_INEXACT_ENERGY, "energy" },
 	};
 	double watts = 0;
 	bool has_power = rc_power(u, &watts);

@@ -535,7 +535,7 @@ static void test_decode(void)
 	nla_put_u64(msg, RECOUNT_A_USAGE_USER_TIME, 3000000);
 	nla_put_u64(msg, RECOUNT_A_USAGE_KERNEL_TIME, 1000000);
 	nla_put_u64(msg, RECOUNT_A_USAGE_ENERGY, 2000000);
-	nla_put_u32(msg, RECOUNT_A_USAGE_INEXACT, RECOUNT_INEXACT_ENERGY);
+	nla_put_u32(msg, RECOUNT_A_USAGE_INEXACT, RECOUNT_INEXACT_CYCLES);
 	nla_nest_end(msg, nest);
 	put_usage(msg, RECOUNT_A_PER_KIND, 3000000, 1000000, RECOUNT_KIND_PERFORMANCE);
 	put_usage(msg, RECOUNT_A_PER_KIND, 0, 0, RECOUNT_KIND_EFFICIENCY);
@@ -570,7 +570,7 @@ static void test_decode(void)
 	      rec.usage.kernel_ns.v == 1000000 && !rec.usage.user_cycles.has &&
 	      !rec.usage.user_instructions.has, "usage: times present, cycles absent");
 	check(rec.usage.energy_nj.has && rec.usage.energy_nj.v == 2000000 &&
-	      rec.usage.inexact == RECOUNT_INEXACT_ENERGY &&
+	      rec.usage.inexact == RECOUNT_INEXACT_CYCLES &&
 	      rec.energy_source == RECOUNT_ENERGY_SOURCE_ESTIMATED, "energy and its source");
 	check(rec.nr_kinds == 2 && rec.per_kind[0].kind == RECOUNT_KIND_PERFORMANCE &&
 	      rec.per_kind[0].user_ns.v == 3000000 &&

@@ -164,18 +164,18 @@ enum recount_scope {
 };
 
 /**
- * enum recount_inexact - Metrics of a usage that missed part of what they
- *   should have counted: their counters could not be read at some accounting
- *   point (another user held the PMU, a CPU was coming online). Sticky.
+ * enum recount_inexact - Counts of a usage that missed part of what they
+ *   should have counted: at some accounting point their counters could not be
+ *   read, or were not counting (another user held the PMU). They are never
+ *   scaled up. Sticky.
  * @RECOUNT_INEXACT_EVENT_0: The chosen event of index 0.
  * @RECOUNT_INEXACT_EVENT_1: The chosen event of index 1.
  */
 enum recount_inexact {
 	RECOUNT_INEXACT_CYCLES = 1,
 	RECOUNT_INEXACT_INSTRUCTIONS = 2,
-	RECOUNT_INEXACT_ENERGY = 4,
-	RECOUNT_INEXACT_EVENT_0 = 8,
-	RECOUNT_INEXACT_EVENT_1 = 16,
+	RECOUNT_INEXACT_EVENT_0 = 4,
+	RECOUNT_INEXACT_EVENT_1 = 8,
 };
 
 /**

@@ -107,7 +107,7 @@ TEST_F(energy, model_from_boot_parameter)
 TEST_F(energy, busy_thread_gains_power_times_time)
 {
 	struct rnl_reply info;
-	int kind;
+	int kind, measured = 0;
 
 	ASSERT_EQ(0, rnl_get_info(&self->nl, &info));
 	ASSERT_EQ(RECOUNT_ENERGY_SOURCE_ESTIMATED, info.rec.energy_source);
@@ -122,6 +122,7 @@ TEST_F(energy, busy_thread_gains_power_times_time)
 
 		if (cpu < 0)
 			continue;
+		measured++;
 		ASSERT_EQ(0, worker_start(&w, work_spin_user, 300 * NSEC_PER_MSEC, cpu));
 		AT_REST(w.tid, &a);
 		t0 = now_ns();
@@ -140,8 +141,9 @@ TEST_F(energy, busy_thread_gains_power_times_time)
 		EXPECT_GE(time, w.worked - w.worked / 50);
 		EXPECT_LE(time, wall_bound(wall));
 		EXPECT_LE(diff(energy, expect), expect / 50);
-		EXPECT_EQ(0, b.usage.inexact & RECOUNT_INEXACT_ENERGY);
 	}
+	/* get-info names the CPUs of one kind at least. */
+	EXPECT_LT(0, measured);
 }
 
 struct spinner {

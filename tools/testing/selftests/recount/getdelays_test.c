@@ -104,6 +104,13 @@ static int pump(struct run *r, int timeout_ms)
 
 		if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP)))
 			continue;
+		/* Full: what comes is dropped, not left to block getdelays. */
+		if (*len == size - 1) {
+			char sink[4096];
+
+			if (read(*fd, sink, sizeof(sink)) > 0)
+				continue;
+		}
 		n = read(*fd, buf + *len, size - 1 - *len);
 		if (n <= 0) {
 			close(*fd);
@@ -116,15 +123,21 @@ static int pump(struct run *r, int timeout_ms)
 	return (r->out_fd >= 0) + (r->err_fd >= 0);
 }
 
+/* Wait until @what shows in @buf, r->out or r->err; false after 10 s. */
+static bool wait_in(struct run *r, const char *buf, const char *what)
+{
+	unsigned long long end = now_ns() + 10 * NSEC_PER_SEC;
+
+	while (!strstr(buf, what) && now_ns() < end)
+		if (!pump(r, 10))
+			break;
+	return strstr(buf, what);
+}
+
 /* Wait until @what shows in the error output; false after 10 s. */
 static bool wait_for(struct run *r, const char *what)
 {
-	int i;
-
-	for (i = 0; i < 1000 && !strstr(r->err, what); i++)
-		if (!pump(r, 10))
-			break;
-	return strstr(r->err, what);
+	return wait_in(r, r->err, what);
 }
 
 static int finish(struct run *r)
@@ -141,12 +154,7 @@ static int finish(struct run *r)
 /* Wait until @what shows in the output; false after 10 s. */
 static bool wait_out(struct run *r, const char *what)
 {
-	int i;
-
-	for (i = 0; i < 1000 && !strstr(r->out, what); i++)
-		if (!pump(r, 10))
-			break;
-	return strstr(r->out, what);
+	return wait_in(r, r->out, what);
 }
 
 /*
@@ -168,6 +176,27 @@ static int run_to_end(struct run *r, char *const argv[])
 }
 
 /* Run getdelays with the arguments given, to its end. */
+/* Run getdelays with @argv, its output into @path; its exit status. */
+static int run_into(const char *path, char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open(path, O_WRONLY);
+
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+			_exit(126);
+		execv(getdelays_path(), argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 #define GETDELAYS(r, ...) \
 	run_to_end(r, (char *const []){ "getdelays", __VA_ARGS__, NULL })
 
@@ -534,7 +563,7 @@ TEST_F(recount, listener_reports_missed)
 		pump(r, 10);
 	/* The next record after the overflow carries the count. */
 	exit_on(0, 0);
-	wait_for(r, "missed");
+	EXPECT_TRUE(wait_for(r, "missed")) TH_LOG("%s", r->err);
 	kill(r->pid, SIGTERM);
 	ASSERT_EQ(0, finish(r)) TH_LOG("%s", r->err);
 	ASSERT_GT(json_lines(r->out), 0) TH_LOG("%s", r->out);
@@ -716,6 +745,12 @@ TEST_F(recount, errors)
 
 	EXPECT_EQ(0, GETDELAYS(r, "--help"));
 	EXPECT_NE(NULL, strstr(r->out, "Exit status:"));
+
+	/* What cannot be written fails the run: a log, the output. */
+	EXPECT_EQ(5, GETDELAYS(r, "-D", "cpus", "-w", "/dev/full"));
+	EXPECT_NE(NULL, strstr(r->err, "getdelays: cannot write /dev/full: No space left"))
+		TH_LOG("%s", r->err);
+	EXPECT_EQ(5, run_into("/dev/full", (char *const []){ "getdelays", "-D", "cpus", NULL }));
 	free(r);
 }
 
@@ -760,6 +795,9 @@ TEST_F(recount, events)
 	} else {
 		EXPECT_STREQ("", r->err);
 	}
+	/* More than the kernel counts: a usage error, with its reason. */
+	EXPECT_EQ(1, GETDELAYS(r, "-e", "instructions,cycles,branches"));
+	EXPECT_NE(NULL, strstr(r->err, "at most 2 events may be chosen")) TH_LOG("%s", r->err);
 	ASSERT_EQ(0, GETDELAYS(r, "-e", "instructions:user"));
 	EXPECT_NE(NULL, strstr(r->out, "  events: instructions:user (generation "))
 		TH_LOG("%s", r->out);
@@ -1121,19 +1159,23 @@ TEST_F(recount, cgroup_path)
 
 	EXPECT_EQ(3, GETDELAYS(r, "-C", "/tmp"));
 	EXPECT_STREQ("getdelays: cgroup /tmp: not in a cgroup v1 hierarchy\n", r->err);
+	/* Mounted in a /tmp of the test's own, which a failure does not leave. */
+	ASSERT_EQ(0, private_tmp()) TH_LOG("%s", strerror(errno));
 	ASSERT_NE(NULL, mkdtemp(dir));
 	if (mount("cgroup", dir, "cgroup", 0, "none,name=getdelays_test")) {
-		rmdir(dir);
+		ASSERT_EQ(ENODEV, errno) TH_LOG("%s", strerror(errno));
 		free(r);
-		SKIP(return, "no cgroup v1 hierarchy: %s (CONFIG_CGROUPS=n?)", strerror(errno));
+		SKIP(return, "no cgroup v1 hierarchy (CONFIG_CGROUPS=n)");
 	}
 	snprintf(group, sizeof(group), "%s/a", dir);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", group);
 	ASSERT_EQ(0, mkdir(group, 0755));
+	fd = getpid();
 	sleeper = fork();
 	ASSERT_GE(sleeper, 0);
 	if (!sleeper) {
-		pause();
+		if (!die_with(fd))
+			pause();
 		_exit(0);
 	}
 	fd = open(procs, O_WRONLY);

@@ -196,10 +196,15 @@ TEST_F_TIMEOUT(recount, cpus_go_offline_and_come_back, 300)
 	ctl->ncpus = ncpus;
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(done));
+	i = getpid();
 	child = fork();
 	ASSERT_GE(child, 0);
-	if (child == 0)
+	if (child == 0) {
+		/* Not left churning if the test fails before it stops it. */
+		if (die_with(i))
+			_exit(1);
 		run_child(ctl, done[1], go[0]);
+	}
 
 	rd = calloc(1, sizeof(*rd));
 	ASSERT_NE(NULL, rd);

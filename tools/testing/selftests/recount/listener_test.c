@@ -922,8 +922,10 @@ TEST_F(recount, landlock_domain_limits_reads)
 		pids[0] = fork();
 		if (pids[0] == 0)
 			_exit(0);
+		/* Counted once the outside process has exited too. */
 		if (pids[0] < 0 || waitpid(pids[0], NULL, 0) != pids[0] ||
-		    write(from_listener[1], "r", 1) != 1)
+		    write(from_listener[1], "r", 1) != 1 ||
+		    read(to_listener[0], &(char){ 0 }, 1) != 1)
 			_exit(2);
 		count_records(&nl, pids, seen, 2);
 		res[2] = seen[0];
@@ -937,6 +939,7 @@ TEST_F(recount, landlock_domain_limits_reads)
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	ASSERT_EQ(outside, waitpid(outside, &status, 0));
 	EXPECT_EQ(0, status);
+	ASSERT_EQ(1, write(to_listener[1], "x", 1));
 	ASSERT_EQ(sizeof(res), read(from_listener[0], res, sizeof(res)));
 	ASSERT_EQ(listener, waitpid(listener, &status, 0));
 	EXPECT_EQ(0, status);
@@ -1050,11 +1053,12 @@ TEST_F(recount, listeners_in_and_outside_a_pid_namespace)
  */
 TEST_F(recount, listener_in_pid_namespace)
 {
-	int sync[2], go[2], status;
+	int sync[2], go[2], gone[2], status;
 	pid_t inside, outside;
 
 	ASSERT_EQ(0, pipe(sync));
 	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(gone));
 	/* Forked before unshare(), it stays outside the new namespace. */
 	outside = fork();
 	ASSERT_GE(outside, 0);
@@ -1080,6 +1084,9 @@ TEST_F(recount, listener_in_pid_namespace)
 		if (pthread_create(&th, NULL, nothing, NULL))
 			_exit(2);
 		pthread_join(th, NULL);
+		/* Counted once the process outside has exited. */
+		if (read(gone[0], &(char){ 0 }, 1) != 1)
+			_exit(4);
 		while (rnl_next_exit(&nl, &rec, 700) == 1) {
 			if (rec.tgid == 1 && rec.has_pid && rec.pid < 100)
 				nsthread++;
@@ -1093,6 +1100,7 @@ TEST_F(recount, listener_in_pid_namespace)
 	/* A process outside the namespace exits meanwhile. */
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	ASSERT_EQ(outside, waitpid(outside, NULL, 0));
+	ASSERT_EQ(1, write(gone[1], "x", 1));
 	ASSERT_EQ(inside, waitpid(inside, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));

@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -398,8 +397,10 @@ TEST_F(recount, pid_namespace)
 	/* A pid the child cannot see, and that is not 1 in its namespace. */
 	if (outside == 1)
 		outside = 2;
-	if (unshare(CLONE_NEWPID))
-		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n): %s", strerror(errno));
+	if (unshare(CLONE_NEWPID)) {
+		ASSERT_EQ(EINVAL, errno);
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS=n)");
+	}
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0)
@@ -496,8 +497,8 @@ TEST_F(recount, nondumpable_process_is_not_read)
 #define SUID_NAME "recount-suid"
 #define SUID_EXECS 300
 
-/* Where the copy is: in a directory of its own, made by mkdtemp(). */
-static char suid_dir[32], suid_path[64];
+/* Where the copy is: in the test's own /tmp. */
+static char suid_path[64];
 
 static int suid_reads_dump(const char *arg);
 
@@ -591,50 +592,27 @@ static int nobody_reads_setuid_exec(void *arg)
 
 /* 300 execs, each read until denied: 30 s on the debug kernel under TCG. */
 /*
- * Make suid_path a set-user-ID-root copy of this program. False if the test
- * is to skip (said) or has failed.
+ * Make suid_path a set-user-ID-root copy of this program, in a /tmp of the
+ * test's own: if the test fails or times out, the copy goes with it.
  */
-static bool suid_copy_make(struct __test_metadata *_metadata)
+static void suid_copy_make(struct __test_metadata *_metadata)
 {
-	char buf[65536];
-	struct statvfs fs;
-	ssize_t n;
-	int in, out;
-
-	snprintf(suid_dir, sizeof(suid_dir), "/tmp/recount-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(suid_dir));
-	ASSERT_EQ(0, statvfs(suid_dir, &fs));
-	if (fs.f_flag & (ST_NOSUID | ST_NOEXEC)) {
-		rmdir(suid_dir);
-		SKIP(return false, "/tmp is mounted nosuid or noexec");
-	}
-	ASSERT_EQ(0, chmod(suid_dir, 0755));
-	snprintf(suid_path, sizeof(suid_path), "%s/%s", suid_dir, SUID_NAME);
-	in = open("/proc/self/exe", O_RDONLY);
-	ASSERT_LE(0, in);
-	out = open(suid_path, O_WRONLY | O_CREAT | O_EXCL, 0700);
-	ASSERT_LE(0, out) TH_LOG("%s: %s", suid_path, strerror(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ASSERT_EQ(n, write(out, buf, n));
-	ASSERT_EQ(0, n);
-	close(in);
-	ASSERT_EQ(0, fchmod(out, 04755));
-	close(out);
-	return true;
+	snprintf(suid_path, sizeof(suid_path), "/tmp/%s", SUID_NAME);
+	ASSERT_EQ(0, private_tmp()) TH_LOG("a /tmp of the test's own: %s", strerror(errno));
+	ASSERT_EQ(0, setuid_copy("/proc/self/exe", suid_path))
+		TH_LOG("%s: %s", suid_path, strerror(errno));
 }
 
 static void suid_copy_remove(void)
 {
 	unlink(suid_path);
-	rmdir(suid_dir);
 }
 
 TEST_F_TIMEOUT(recount, setuid_exec_is_read_whole_before_or_after, 180)
 {
 	struct suid_reads *s;
 
-	if (!suid_copy_make(_metadata))
-		return;
+	suid_copy_make(_metadata);
 	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, s);
 	EXPECT_EQ(0, as_nobody(nobody_reads_setuid_exec, s));
@@ -709,8 +687,7 @@ TEST_F(recount, dump_read_on_after_a_setuid_exec_lists_not_the_new_program)
 	pid_t others[SUID_DUMP_OTHERS];
 	int block[2], ready[2], i, status;
 
-	if (!suid_copy_make(_metadata))
-		return;
+	suid_copy_make(_metadata);
 	ASSERT_EQ(0, pipe(block));
 	ASSERT_EQ(0, pipe(ready));
 	for (i = 0; i < SUID_DUMP_OTHERS; i++) {

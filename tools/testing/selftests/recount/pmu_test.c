@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <linux/perf_event.h>
 
@@ -510,8 +509,6 @@ TEST_F(recount, pmu_counts_follow_perf_event_paranoid)
 	EXPECT_EQ(0, paranoid_set(saved));
 }
 
-#define RECOUNT_PMU_SYSCTL "/proc/sys/kernel/recount_pmu"
-
 /*
  * As nobody, register a listener of every CPU, say so on @fds[0], wait for
  * the go on @fds[1], and read the exit record of a child. Returns 0 with
@@ -592,24 +589,6 @@ TEST_F(recount, listener_registered_without_pmu_keeps_perf_rules)
 	close(res[0]);
 }
 
-/* Copy @from to a new set-user-ID file of ours; its name in @path. */
-static int make_setuid_copy(const char *from, char *path)
-{
-	int in = open(from, O_RDONLY), out = mkstemp(path);
-	char buf[65536];
-	ssize_t n;
-
-	if (in < 0 || out < 0)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			return -1;
-	close(in);
-	if (n < 0 || fchmod(out, 04755))
-		return -1;
-	return close(out);
-}
-
 #define LOOP "i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done"
 
 /*
@@ -622,14 +601,16 @@ static int make_setuid_copy(const char *from, char *path)
  */
 TEST_F(recount, setuid_child_counts_are_kept_from_its_parent)
 {
-	char path[] = "/tmp/recount-suid-XXXXXX";
+	const char *path = "/tmp/recount-suid";
 	struct rnl_record r[3];
 	int go[2], done[2], i, status;
 	pid_t mid;
 
 	if (!have_pmu(&self->nl))
 		SKIP(return, NO_PMU);
-	ASSERT_EQ(0, make_setuid_copy("/bin/busybox", path)) TH_LOG("%s", strerror(errno));
+	/* In a /tmp of the test's own, which a failure does not leave behind. */
+	ASSERT_EQ(0, private_tmp()) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, setuid_copy("/bin/busybox", path)) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(done));
 	mid = fork();
@@ -735,7 +716,7 @@ struct private_views {
 
 /*
  * The records of a dump's processes @tgid[0] and @tgid[1], with their
- * withheld flags as a lean dump says them.
+ * withheld flags as a lean dump says them; @tgid[1] only after @tgid[0].
  */
 struct dump_view {
 	pid_t tgid[2];
@@ -753,7 +734,7 @@ static void dump_view_record(const struct rnl_record *rec, void *arg)
 	if (rec->has_metrics)
 		d->withheld = rec->withheld;
 	for (i = 0; i < 2; i++) {
-		if (rec->tgid == (__u32)d->tgid[i] && !d->found[i]) {
+		if (rec->tgid == (__u32)d->tgid[i] && !d->found[i] && (!i || d->found[0])) {
 			d->found[i] = true;
 			d->v[i] = (struct pmu_view){ d->withheld, rec->usage.has &
 						     (RNL_USER_PMU | RNL_KERNEL_PMU) };
@@ -809,6 +790,8 @@ static int read_private_views(const char *image, bool fork_first, struct private
 		_exit(127);
 	}
 	close(fds[1]);
+	if (read(fds[0], &p, sizeof(p)) != sizeof(p))
+		return 3;
 	/* A plain process with a pid above @p's, listed after it. */
 	q = fork();
 	if (q < 0)
@@ -818,8 +801,9 @@ static int read_private_views(const char *image, bool fork_first, struct private
 		_exit(read(block[0], &(char){ 0 }, 1) != 0);
 	}
 	close(block[0]);
-	if (read(fds[0], &p, sizeof(p)) != sizeof(p))
-		return 3;
+	/* Pids wrapped: it would be listed before @p. */
+	if (q < p)
+		return 9;
 	/* The image that forked exits: its child is then the subreaper's. */
 	if (p != image_pid && waitpid(image_pid, NULL, 0) != image_pid)
 		return 3;
@@ -907,19 +891,17 @@ static void expect_private_views(struct __test_metadata *_metadata, const char *
 TEST_F(recount, counts_of_a_non_dumpable_image_need_cpu_wide_perf)
 {
 	const __u32 all = RECOUNT_WITHHELD_USER_PMU | RECOUNT_WITHHELD_KERNEL_PMU;
-	char path[] = "/tmp/recount-suid-XXXXXX";
+	const char *path = "/tmp/recount-suid";
 	/* Step 12: not read (no copy, or no sysctl). */
 	struct private_views plain = { .err = 12 }, private = { .err = 12 }, forked = { .err = 12 };
 	int saved = paranoid_get();
-	struct statvfs fs;
 	bool copied;
 
 	if (!have_pmu(&self->nl))
 		SKIP(return, NO_PMU);
-	ASSERT_EQ(0, statvfs("/tmp", &fs));
-	if (fs.f_flag & (ST_NOSUID | ST_NOEXEC))
-		SKIP(return, "/tmp is mounted nosuid or noexec");
-	copied = !make_setuid_copy("/proc/self/exe", path);
+	/* In a /tmp of the test's own, which a failure does not leave behind. */
+	ASSERT_EQ(0, private_tmp()) TH_LOG("%s", strerror(errno));
+	copied = !setuid_copy("/proc/self/exe", path);
 	if (copied && !paranoid_set(1)) {
 		private_views("/proc/self/exe", false, &plain);
 		private_views(path, false, &private);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fixture every recount selftest uses: a RECOUNT socket, with recount on.
- * Include after kselftest_harness.h.
+ * The fixture every recount selftest uses: a RECOUNT socket, with recount on;
+ * the sysctls a test may change are set back as they were when it ends,
+ * failed or not. Include after kselftest_harness.h.
  */
 #ifndef _RECOUNT_FIXTURE_H
 #define _RECOUNT_FIXTURE_H
@@ -11,6 +12,8 @@
 
 FIXTURE(recount) {
 	struct rnl nl;
+	bool has_paranoid, has_pmu;
+	int paranoid, pmu;	/* perf_event_paranoid, recount_pmu at the start */
 };
 
 FIXTURE_SETUP(recount)
@@ -20,6 +23,8 @@ FIXTURE_SETUP(recount)
 	if (err == -ENOENT)
 		SKIP(return, "the kernel has no RECOUNT netlink family (CONFIG_RECOUNT=n)");
 	ASSERT_EQ(0, err);
+	self->has_paranoid = !int_sysctl_get(PARANOID, &self->paranoid);
+	self->has_pmu = !int_sysctl_get(RECOUNT_PMU_SYSCTL, &self->pmu);
 	if (recount_sysctl_get() != 1)
 		ASSERT_EQ(0, recount_sysctl_set(1)) TH_LOG("cannot switch recount on");
 }
@@ -28,10 +33,15 @@ FIXTURE_SETUP(recount)
 FIXTURE_TEARDOWN(recount)
 {
 	struct rnl_reply r;
+	int v;
 
 	if (!rnl_get_info(&self->nl, &r) && r.rec.nr_events)
 		rnl_set_events(&self->nl, NULL, 0, &r);
 	rnl_close(&self->nl);
+	if (self->has_paranoid && !int_sysctl_get(PARANOID, &v) && v != self->paranoid)
+		int_sysctl_set(PARANOID, self->paranoid);
+	if (self->has_pmu && !int_sysctl_get(RECOUNT_PMU_SYSCTL, &v) && v != self->pmu)
+		int_sysctl_set(RECOUNT_PMU_SYSCTL, self->pmu);
 }
 
 /* Get a record or fail the test with the kernel's reason. */

@@ -9,12 +9,15 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -26,6 +29,7 @@
 #define NSEC_PER_SEC	1000000000ULL
 
 #define RECOUNT_SYSCTL	"/proc/sys/kernel/recount"
+#define RECOUNT_PMU_SYSCTL	"/proc/sys/kernel/recount_pmu"
 
 static inline unsigned long long now_ns(void)
 {
@@ -211,10 +215,70 @@ static inline int become_user(uid_t id)
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
+/*
+ * In a child of @parent: be killed when @parent ends, as when the test fails
+ * before it stops the child. 0, or -1 if @parent has ended already.
+ */
+static inline int die_with(pid_t parent)
+{
+	return prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ? -1 : 0;
+}
+
 /* Become nobody, uid and gid 65534. */
 static inline int become_nobody(void)
 {
 	return become_user(65534);
+}
+
+/*
+ * Give the calling test a /tmp of its own: a tmpfs in a mount namespace of
+ * its own, which ends with the test's last process, and with it whatever
+ * the test left there, such as a set-user-ID-root copy of a program, which
+ * runs there whatever the options of the system's /tmp. 0, or -1 (errno).
+ */
+static inline int private_tmp(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return mount("recount-tmp", "/tmp", "tmpfs", 0, "mode=1777");
+}
+
+/*
+ * Copy @from to @path, a new file of ours, set-user-ID (mode 04755). 0, or
+ * -1 (errno) with nothing left at @path.
+ */
+static inline int setuid_copy(const char *from, const char *path)
+{
+	int in, out, err = 0;
+	char buf[65536];
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (out < 0) {
+		err = errno;
+		close(in);
+		errno = err;
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	if (n)
+		err = errno ? errno : EIO;
+	if (!err && fchmod(out, 04755))
+		err = errno;
+	if (close(out) && !err)
+		err = errno;
+	close(in);
+	if (err) {
+		unlink(path);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 /* Read kernel.recount; -1 if it does not exist. */
@@ -298,6 +362,26 @@ static inline int write_file(const char *path, const char *s)
 	return ret;
 }
 
+/* Read the integer sysctl at @path into @v; 0, or -1. */
+static inline int int_sysctl_get(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fscanf(f, "%d", v) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Write @v to the integer sysctl at @path; 0, or -errno. */
+static inline int int_sysctl_set(const char *path, int v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d\n", v);
+	return write_file(path, s);
+}
+
 /* Write kernel.recount; returns 0 or -errno. */
 static inline int recount_sysctl_set(int on)
 {
@@ -309,24 +393,15 @@ static inline int recount_sysctl_set(int on)
 /* Read kernel.perf_event_paranoid; -9 if it cannot be read. */
 static inline int paranoid_get(void)
 {
-	FILE *f = fopen(PARANOID, "r");
-	int v = -9;
+	int v;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -9;
-		fclose(f);
-	}
-	return v;
+	return int_sysctl_get(PARANOID, &v) ? -9 : v;
 }
 
 /* Write kernel.perf_event_paranoid; returns 0 or -errno. */
 static inline int paranoid_set(int v)
 {
-	char s[16];
-
-	snprintf(s, sizeof(s), "%d\n", v);
-	return write_file(PARANOID, s);
+	return int_sysctl_set(PARANOID, v);
 }
 
 /* Whether @cpu is in the list of CPUs ("0,2-3") in the file at @path. */

@@ -294,10 +294,15 @@ TEST_F_TIMEOUT(recount, everything_at_once, 900)
 	ASSERT_NE(MAP_FAILED, subj);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(wake));
+	i = getpid();
 	subject = fork();
 	ASSERT_GE(subject, 0);
-	if (subject == 0)
+	if (subject == 0) {
+		/* Not left creating threads if the test fails before it stops it. */
+		if (die_with(i))
+			_exit(1);
 		subject_main(ready[1], wake[0]);
+	}
 
 	listeners_before = listeners_now(&self->nl);
 	ASSERT_NE(~0u, listeners_before);
