@@ -40,6 +40,7 @@ struct ctx {
 	bool ts_open;
 	const char *ts_why;	/* why there are no taskstats, if so */
 	FILE *log;
+	int out_err, log_err;	/* why a flush of stdout, of the log first failed */
 	bool lost;		/* some output or log could not be written */
 	bool warned_disabled;
 	bool warned_events;	/* that some events could not be named */
@@ -57,21 +58,49 @@ static void on_signal(int sig)
 }
 
 /*
- * Close @f, which got what getdelays printed to @name; false, and said so,
- * if some of it could not be written (a full disk, a closed pipe).
+ * Flush @f, stdout or the log, noting why it first failed: stdio drops what
+ * it could not write, and a later close no longer fails.
  */
-static bool close_output(FILE *f, const char *name)
+static void flush_output(struct ctx *x, FILE *f)
 {
-	bool failed = ferror(f);
-	int err = errno;
+	int *err = f == stdout ? &x->out_err : &x->log_err;
 
-	if (fclose(f)) {
+	if (fflush(f) == EOF && !*err)
+		*err = errno;
+}
+
+/*
+ * Close @f, which got what getdelays printed to @name, whose first failed
+ * flush failed with @err (or 0); false, and said so, if some of it could not
+ * be written (a full disk, a closed pipe).
+ */
+static bool close_output(FILE *f, const char *name, int err)
+{
+	bool failed = err || ferror(f);
+
+	if (fclose(f) == EOF) {
 		failed = true;
-		err = errno;
+		if (!err)
+			err = errno;
 	}
-	if (failed)
+	if (failed && err)
 		fprintf(stderr, "getdelays: cannot write %s: %s\n", name, strerror(err));
+	else if (failed)
+		fprintf(stderr, "getdelays: cannot write %s\n", name);
 	return !failed;
+}
+
+/*
+ * Close the log and stdout. The exit status: @ret, or EXIT_ERROR if @ret is
+ * EXIT_OK and something could not be written.
+ */
+static int close_outputs(struct ctx *x, int ret)
+{
+	if (x->log && !close_output(x->log, x->o.logfile, x->log_err))
+		x->lost = true;
+	if (!close_output(stdout, "the output", x->out_err))
+		x->lost = true;
+	return x->lost && ret == EXIT_OK ? EXIT_ERROR : ret;
 }
 
 /*
@@ -86,9 +115,10 @@ static int open_log(struct ctx *x, bool append)
 		fprintf(stderr, "getdelays: %s: %s\n", x->o.logfile, strerror(errno));
 		return -1;
 	}
-	if (x->log && !close_output(x->log, x->o.logfile))
+	if (x->log && !close_output(x->log, x->o.logfile, x->log_err))
 		x->lost = true;
 	x->log = f;
+	x->log_err = 0;
 	return 0;
 }
 
@@ -105,7 +135,7 @@ static void log_record(struct ctx *x, const struct rc_record *r, const struct ts
 		return;
 	reopen_log(x);
 	out_json_record(x->log, r, ts, &x->out);
-	fflush(x->log);
+	flush_output(x, x->log);
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -307,7 +337,7 @@ static void emit(struct ctx *x, const struct rc_record *r, const struct ts_recor
 		out_text_record(stdout, r, &ts, &x->out);
 	}
 	log_record(x, r, &ts);
-	fflush(stdout);
+	flush_output(x, stdout);
 }
 
 static int query(struct ctx *x, enum rc_selector sel, uint32_t id)
@@ -560,7 +590,7 @@ static int on_exit_record(const struct rc_record *r, void *arg)
 		else
 			table_row(stdout, TABLE_EXITS, r, &x->out);
 		log_record(x, r, NULL);
-		fflush(stdout);
+		flush_output(x, stdout);
 	}
 	/* Without -l, stop when a process is over. */
 	return !x->o.loop && r->type == RC_PROCESS;
@@ -803,7 +833,7 @@ static void print_interval(struct intervals *iv, unsigned int nr)
 			table_row(stdout, iv->kind, r, &x->out);
 		log_record(x, r, NULL);
 	}
-	fflush(stdout);
+	flush_output(iv->x, stdout);
 }
 
 /* Wait until @deadline (CLOCK_MONOTONIC), taking exit records meanwhile. */
@@ -997,7 +1027,7 @@ int main(int argc, char **argv)
 	}
 	if (x.o.mode == MODE_HELP) {
 		fputs(usage_text, stdout);
-		return EXIT_OK;
+		return close_outputs(&x, EXIT_OK);
 	}
 	x.out.json = x.o.json;
 	x.out.verbose = x.o.verbose;
@@ -1013,7 +1043,7 @@ int main(int argc, char **argv)
 	x.c.runtime_version = x.o.runtime_version;
 
 	if (x.o.mode == MODE_CGROUP)
-		return read_cgroup(&x);
+		return close_outputs(&x, read_cgroup(&x));
 	if (x.o.logfile) {
 		struct sigaction hup = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
@@ -1076,9 +1106,5 @@ int main(int argc, char **argv)
 	if (x.ts_open)
 		ts_close(&x.ts);
 	rc_close(&x.c);
-	if (x.log && !close_output(x.log, x.o.logfile))
-		x.lost = true;
-	if (!close_output(stdout, "the output"))
-		x.lost = true;
-	return x.lost && ret == EXIT_OK ? EXIT_ERROR : ret;
+	return close_outputs(&x, ret);
 }

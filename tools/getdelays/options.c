@@ -147,7 +147,8 @@ const char usage_text[] =
 "Exit status: 0 success, 1 usage error (or a CPU list the kernel rejects,\n"
 "or more events than it counts), 2 the kernel has no recount, 3 no such\n"
 "thread, process, CPU or cgroup, 4 permission denied, 5 other error (output\n"
-"that could not be written among them). With -c, COMMAND's exit status.\n";
+"that could not be written among them). With -c, COMMAND's exit status\n"
+"(5 if that is 0 and output could not be written).\n";
 
 /* A decimal number up to @max at the start of @s, without sign or blanks. */
 static int parse_decimal(const char *s, char **end, unsigned long long max,

@@ -102,8 +102,10 @@ TEST_F(recount, unsupported_without_a_pmu)
 		ASSERT_EQ(0, write_file(RECOUNT_PMU_SYSCTL, "0\n"));
 	err = set_events(&self->nl, &ev, 1, &r);
 	metrics = metrics_of(&self->nl);
-	if (pmu)
+	if (pmu) {
 		ASSERT_EQ(0, write_file(RECOUNT_PMU_SYSCTL, "1\n"));
+		EXPECT_TRUE(have_pmu(&self->nl));
+	}
 	EXPECT_EQ(-EOPNOTSUPP, err);
 	EXPECT_NE(NULL, strstr(r.extack, "recount counts no PMU event")) TH_LOG("%s", r.extack);
 	EXPECT_EQ(0, metrics & RECOUNT_METRIC_EVENTS);

@@ -913,6 +913,8 @@ TEST_F(recount, landlock_domain_limits_reads)
 		struct rnl nl;
 		long seen[2];
 
+		/* The parent's end: a failed parent ends the waits below. */
+		close(to_listener[1]);
 		if (become_nobody() || enter_landlock_domain() || rnl_open(&nl) ||
 		    rnl_listen(&nl, true, every_cpu(), &r) ||
 		    read(to_listener[0], &pids[1], sizeof(pid_t)) != sizeof(pid_t))
@@ -1078,6 +1080,8 @@ TEST_F(recount, listener_in_pid_namespace)
 		struct rnl nl;
 		pthread_t th;
 
+		/* The parent's end: a failed parent ends the wait below. */
+		close(gone[1]);
 		if (rnl_open(&nl) || rnl_listen(&nl, true, every_cpu(), &r) ||
 		    write(sync[1], "r", 1) != 1)
 			_exit(1);

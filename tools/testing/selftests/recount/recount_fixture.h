@@ -2,7 +2,8 @@
 /*
  * The fixture every recount selftest uses: a RECOUNT socket, with recount on;
  * the sysctls a test may change are set back as they were when it ends,
- * failed or not. Include after kselftest_harness.h.
+ * also after a failed assertion (not after a timeout, which kills it).
+ * Include after kselftest_harness.h.
  */
 #ifndef _RECOUNT_FIXTURE_H
 #define _RECOUNT_FIXTURE_H
