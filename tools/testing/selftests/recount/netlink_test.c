@@ -846,17 +846,22 @@ static void count_cap_line(struct __test_metadata *_metadata, char *line, struct
 static int trace_capability_checks(struct __test_metadata *_metadata, int (*prepare)(void *),
 				   int (*fn)(void *), struct cap_checks *c)
 {
-	int ready[2], go[2], fds[2], fd, status, ret = 0;
+	int ready[2], go[2], fds[2], fd, status, was_on, ret = 0;
+	bool audited = false, mounted = false;
 	char filter[64], line[512];
-	bool audited = false;
 	FILE *trace;
 	pid_t pid;
 
 	memset(c, 0, sizeof(*c));
+	/* Tracing is left as it was found: mounted or not, on or off. */
 	if (access(TRACING "/kprobe_events", W_OK))
-		mount("nodev", TRACING, "tracefs", 0, NULL);
-	if (access(TRACING "/kprobe_events", W_OK))
+		mounted = !mount("nodev", TRACING, "tracefs", 0, NULL);
+	if (access(TRACING "/kprobe_events", W_OK) ||
+	    int_file_get(TRACING "/tracing_on", &was_on)) {
+		if (mounted)
+			umount(TRACING);
 		return -1;
+	}
 	/* A failed run's: an enabled event cannot be deleted. */
 	write_file(TRACING "/events/" CAP_GROUP "/enable", "0");
 	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
@@ -904,6 +909,9 @@ static int trace_capability_checks(struct __test_metadata *_metadata, int (*prep
 		fclose(trace);
 	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE);
 	write_file(TRACING "/kprobe_events", "-:" CAP_RET_PROBE);
+	int_file_set(TRACING "/tracing_on", was_on);
+	if (mounted)
+		umount(TRACING);
 	close(ready[0]);
 	close(go[1]);
 	return ret;

@@ -24,8 +24,8 @@ FIXTURE_SETUP(recount)
 	if (err == -ENOENT)
 		SKIP(return, "the kernel has no RECOUNT netlink family (CONFIG_RECOUNT=n)");
 	ASSERT_EQ(0, err);
-	self->has_paranoid = !int_sysctl_get(PARANOID, &self->paranoid);
-	self->has_pmu = !int_sysctl_get(RECOUNT_PMU_SYSCTL, &self->pmu);
+	self->has_paranoid = !int_file_get(PARANOID, &self->paranoid);
+	self->has_pmu = !int_file_get(RECOUNT_PMU_SYSCTL, &self->pmu);
 	if (recount_sysctl_get() != 1)
 		ASSERT_EQ(0, recount_sysctl_set(1)) TH_LOG("cannot switch recount on");
 }
@@ -39,10 +39,10 @@ FIXTURE_TEARDOWN(recount)
 	if (!rnl_get_info(&self->nl, &r) && r.rec.nr_events)
 		rnl_set_events(&self->nl, NULL, 0, &r);
 	rnl_close(&self->nl);
-	if (self->has_paranoid && !int_sysctl_get(PARANOID, &v) && v != self->paranoid)
-		int_sysctl_set(PARANOID, self->paranoid);
-	if (self->has_pmu && !int_sysctl_get(RECOUNT_PMU_SYSCTL, &v) && v != self->pmu)
-		int_sysctl_set(RECOUNT_PMU_SYSCTL, self->pmu);
+	if (self->has_paranoid && !int_file_get(PARANOID, &v) && v != self->paranoid)
+		int_file_set(PARANOID, self->paranoid);
+	if (self->has_pmu && !int_file_get(RECOUNT_PMU_SYSCTL, &v) && v != self->pmu)
+		int_file_set(RECOUNT_PMU_SYSCTL, self->pmu);
 }
 
 /* Get a record or fail the test with the kernel's reason. */

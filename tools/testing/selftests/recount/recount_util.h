@@ -362,8 +362,8 @@ static inline int write_file(const char *path, const char *s)
 	return ret;
 }
 
-/* Read the integer sysctl at @path into @v; 0, or -1. */
-static inline int int_sysctl_get(const char *path, int *v)
+/* Read the integer in the file (a sysctl) at @path into @v; 0, or -1. */
+static inline int int_file_get(const char *path, int *v)
 {
 	FILE *f = fopen(path, "r");
 	int ok = f && fscanf(f, "%d", v) == 1;
@@ -373,8 +373,8 @@ static inline int int_sysctl_get(const char *path, int *v)
 	return ok ? 0 : -1;
 }
 
-/* Write @v to the integer sysctl at @path; 0, or -errno. */
-static inline int int_sysctl_set(const char *path, int v)
+/* Write @v to the file (a sysctl) at @path; 0, or -errno. */
+static inline int int_file_set(const char *path, int v)
 {
 	char s[16];
 
@@ -395,13 +395,13 @@ static inline int paranoid_get(void)
 {
 	int v;
 
-	return int_sysctl_get(PARANOID, &v) ? -9 : v;
+	return int_file_get(PARANOID, &v) ? -9 : v;
 }
 
 /* Write kernel.perf_event_paranoid; returns 0 or -errno. */
 static inline int paranoid_set(int v)
 {
-	return int_sysctl_set(PARANOID, v);
+	return int_file_set(PARANOID, v);
 }
 
 /* Whether @cpu is in the list of CPUs ("0,2-3") in the file at @path. */
