@@ -166,7 +166,8 @@ enum recount_scope {
 /**
  * enum recount_inexact - Counts of a usage that missed part of what they
  *   should have counted: at some accounting point their counters could not be
- *   read, or were not counting (another user held the PMU). They are never
+ *   read, or were not counting (another user held the PMU); or, in children, a
+ *   reaped child's were left out (it ran a non-dumpable image). They are never
  *   scaled up. Sticky.
  * @RECOUNT_INEXACT_EVENT_0: The chosen event of index 0.
  * @RECOUNT_INEXACT_EVENT_1: The chosen event of index 1.
