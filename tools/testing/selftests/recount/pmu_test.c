@@ -285,11 +285,12 @@ TEST_F(recount, cpi_is_never_torn)
  * accounting point up to its last context switch: the cycles and the time
  * of a point in one section, so that a reader of the process sees the point
  * whole or not at all. Threads exit one after another on one CPU while
- * another thread reads the process on another, EXIT_READ_THREADS of them or
- * for EXIT_READ_NS: between two reads, the exited cycles never grow unless
- * the exited time does (a point spans more than a tick of the clock).
+ * another thread reads the process on another, for EXIT_READ_NS or until the
+ * reads saw the exited cycles grow EXIT_READ_GREW times: between two reads,
+ * the exited cycles never grow unless the exited time does (a point spans
+ * more than a tick of the clock).
  */
-#define EXIT_READ_THREADS 2000
+#define EXIT_READ_GREW 1000
 #define EXIT_READ_NS (10 * NSEC_PER_SEC)
 
 struct exit_reader {
@@ -319,7 +320,7 @@ static void *exit_reader_main(void *arg)
 		c = r.rec.exited.user_cycles + r.rec.exited.kernel_cycles;
 		t = rnl_cpu_time(&r.rec.exited);
 		if (e->reads++ && c != cycles) {
-			e->grew++;
+			__atomic_store_n(&e->grew, e->grew + 1, __ATOMIC_RELAXED);
 			e->torn += t == time;
 		}
 		cycles = c;
@@ -348,7 +349,8 @@ TEST_F(recount, exited_usage_is_read_whole)
 	ASSERT_EQ(0, pthread_attr_setaffinity_np(&attr, sizeof(set), &set));
 	ASSERT_EQ(0, pthread_create(&e.thread, NULL, exit_reader_main, &e));
 	until = now_ns() + EXIT_READ_NS;
-	for (i = 0; i < EXIT_READ_THREADS && now_ns() < until; i++) {
+	for (i = 0; now_ns() < until &&
+		    __atomic_load_n(&e.grew, __ATOMIC_RELAXED) < EXIT_READ_GREW; i++) {
 		ASSERT_EQ(0, pthread_create(&t, &attr, exit_at_once, NULL));
 		ASSERT_EQ(0, pthread_join(t, NULL));
 	}
