@@ -350,7 +350,7 @@ TEST_F(recount, exited_usage_is_read_whole)
 	ASSERT_EQ(0, pthread_create(&e.thread, NULL, exit_reader_main, &e));
 	until = now_ns() + EXIT_READ_NS;
 	for (i = 0; now_ns() < until &&
-		    __atomic_load_n(&e.grew, __ATOMIC_RELAXED) < EXIT_READ_GREW; i++) {
+	     __atomic_load_n(&e.grew, __ATOMIC_RELAXED) < EXIT_READ_GREW; i++) {
 		ASSERT_EQ(0, pthread_create(&t, &attr, exit_at_once, NULL));
 		ASSERT_EQ(0, pthread_join(t, NULL));
 	}
