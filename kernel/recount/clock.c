@@ -16,6 +16,7 @@
  * with local_clock(), from a work item, as the tick cannot.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/irq_work.h>
@@ -139,6 +140,7 @@ u64 recount_clock_window_clock(void)
  */
 u64 recount_clock_of(unsigned int cpu)
 {
+	KUNIT_STATIC_STUB_REDIRECT(recount_clock_of, cpu);
 	if (static_branch_likely(&recount_raw_clock_key))
 		return arch_recount_clock_ordered();
 	return sched_clock_cpu(cpu);

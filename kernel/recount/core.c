@@ -799,6 +799,39 @@ void recount_children_read(struct signal_struct *sig, struct recount_usage *usag
 	} while (read_seqretry(&sig->stats_lock, seq));
 }
 
+/* A user clock and recount's clock, read together. */
+struct recount_user_clock_read {
+	u64 word;
+	u64 now;
+};
+
+/* An IPI: the local CPU's own, in an interrupt, where no transition is under way. */
+static void recount_user_clock_read_local(void *info)
+{
+	struct recount_user_clock_read *r = info;
+
+	r->word = __this_cpu_read(recount_user_clock);
+	r->now = recount_clock_of(smp_processor_id());
+}
+
+/*
+ * Ask @cpu for its user clock and recount's clock, read together in an
+ * interrupt. Not from an interrupt or with interrupts disabled, where
+ * smp_call_function_single() could deadlock, nor of an offline CPU: then
+ * false.
+ */
+static bool recount_user_clock_ask(unsigned int cpu, u64 *word, u64 *now)
+{
+	struct recount_user_clock_read r;
+
+	if (!in_task() || irqs_disabled() ||
+	    smp_call_function_single(cpu, recount_user_clock_read_local, &r, true))
+		return false;
+	*word = r.word;
+	*now = r.now;
+	return true;
+}
+
 /*
  * Read @cpu's user clock and recount's clock together: @word is what the
  * word was when @now was read. The reader reads the word on both sides of
@@ -807,16 +840,17 @@ void recount_children_read(struct signal_struct *sig, struct recount_usage *usag
  * is known to, it reads again, as a sequence count's reader does: a
  * transition under way is waited out, and a reader that stalled (an NMI, a
  * preempted vCPU) reads again only if the word changed meanwhile. A reader
- * whose every window is long (a hypervisor that traps the counter) would
- * never see one transition resolved: after RECOUNT_SAMPLE_TRIES such windows
- * it trusts the count rather than spin on.
+ * whose every window is long (a vCPU its host keeps preempting, a
+ * hypervisor that traps the counter) might never see one transition
+ * resolved: after RECOUNT_SAMPLE_TRIES such windows it asks the CPU for
+ * both, read in an interrupt (an IPI, which a nohz_full CPU takes only
+ * then). Only a reader that cannot send one (interrupts disabled; none in
+ * the kernel) trusts the count, modulo 128, rather than spin on.
  *
  * A sample that straddles recount being switched off and on (a change of
  * clock, and of the window's unit) is discarded by the caller: the switch
  * opens the CPU's sequence count.
  */
-#define RECOUNT_SAMPLE_TRIES	16
-
 static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 {
 	const u64 *p = per_cpu_ptr(&recount_user_clock, cpu);
@@ -846,8 +880,11 @@ static void recount_user_clock_sample(unsigned int cpu, u64 *word, u64 *now)
 		local_irq_restore(flags);
 		if (recount_user_clock_pick(w1, w2, before, *now, after, window, word))
 			return;
-		if (after - before > window && ++long_windows == RECOUNT_SAMPLE_TRIES)
+		if (after - before > window && ++long_windows == RECOUNT_SAMPLE_TRIES) {
+			if (recount_user_clock_ask(cpu, word, now))
+				return;
 			window = U64_MAX;
+		}
 		cpu_relax();
 	}
 }

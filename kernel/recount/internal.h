@@ -269,6 +269,13 @@ static inline u64 recount_user_clock_user(u64 word, u64 now)
 	return u & RECOUNT_CLOCK_MASK;
 }
 
+/*
+ * Reads of a user clock in a window too long to trust a count of one
+ * transition (recount_user_clock_pick()) after which a reader asks the CPU
+ * instead (recount_user_clock_sample()).
+ */
+#define RECOUNT_SAMPLE_TRIES	16
+
 /**
  * recount_user_clock_pick() - which of two reads of a user clock held at a
  *	clock read between them

@@ -640,6 +640,34 @@ static bool recount_test_torn(const struct recount_usage *first,
 }
 
 /*
+ * Run @fn(@data), which completes @started first, in a kthread bound to an
+ * online CPU other than the caller's, which the caller stays on until it
+ * has stopped the kthread (then migrate_enable()). Skips the test if there
+ * is none. Returns the kthread; *@cpu gets its CPU.
+ */
+static struct task_struct *recount_test_run_beside(struct kunit *test, int (*fn)(void *),
+						   void *data, struct completion *started,
+						   const char *name, int *cpu)
+{
+	struct task_struct *t;
+
+	init_completion(started);
+	t = kthread_create(fn, data, "%s", name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	migrate_disable();
+	*cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (*cpu >= nr_cpu_ids) {
+		migrate_enable();
+		kthread_stop(t);
+		kunit_skip(test, "needs a second online CPU beside the test's");
+	}
+	kthread_bind(t, *cpu);
+	wake_up_process(t);
+	wait_for_completion(started);
+	return t;
+}
+
+/*
  * A thread on one CPU takes real accounting points as fast as it can; a
  * reader on another reads it and its CPU as fast as it can. No metric of
  * either ever goes back; neither grows by more than the wall time since the
@@ -667,20 +695,9 @@ static void recount_test_accounting_race(struct kunit *test)
 	counted = recount_metrics_supported() & RECOUNT_METRIC_INSTRUCTIONS;
 	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	init_completion(&a->started);
-	writer = kthread_create(recount_test_accounting, a, "recount_kunit_acct");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
 	/* The reader stays on its CPU, the writer on another. */
-	migrate_disable();
-	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (other >= nr_cpu_ids) {
-		migrate_enable();
-		kthread_stop(writer);
-		kunit_skip(test, "needs a second online CPU for the writer");
-	}
-	kthread_bind(writer, other);
-	wake_up_process(writer);
-	wait_for_completion(&a->started);
+	writer = recount_test_run_beside(test, recount_test_accounting, a, &a->started,
+					 "recount_kunit_acct", &other);
 
 	t0 = local_clock();
 	recount_thread_read(writer, usage, &runtime);
@@ -769,6 +786,208 @@ static void recount_test_spin(u64 ns)
 
 	while (ktime_get_ns() < end)
 		cpu_relax();
+}
+
+/*
+ * A kthread that makes the user/kernel transitions of its CPU, as many as a
+ * reader's stub of recount_clock_of() asks for at a time, in the reader's
+ * sample of that CPU's user clock (recount_test_sampled_clock()).
+ */
+struct recount_test_flips {
+	struct completion started;
+	int asked;		/* transitions to make; 0 once made */
+	u64 user_ns;		/* to spend in each return to user mode */
+	u64 kernel_ns;		/* to spend in each entry from user mode */
+	bool stop;
+	/* The stub's, in the reader: */
+	unsigned int calls;
+	bool passthrough;
+	bool late;		/* the flipper did not answer */
+	struct recount_cpu_usage truth;	/* the CPU's at the split clock read */
+};
+
+static bool recount_test_user_mode(void)
+{
+	return recount_user_clock_running(__this_cpu_read(recount_user_clock));
+}
+
+/* @n transitions of the local CPU, interrupts disabled. */
+static void recount_test_flip(int n, u64 user_ns, u64 kernel_ns)
+{
+	while (n--) {
+		if (recount_test_user_mode()) {
+			recount_user_exit();
+			recount_test_spin(kernel_ns);
+		} else {
+			recount_user_enter();
+			recount_test_spin(user_ns);
+		}
+	}
+}
+
+/*
+ * The CPU stays "in user mode" only with interrupts disabled, so that
+ * nothing else runs on it while its user clock runs: if not asked for more
+ * within 100 ms, it comes back to kernel mode by itself.
+ */
+static int recount_test_flipper(void *data)
+{
+	struct recount_test_flips *f = data;
+	bool in_user = false;
+	u64 until = 0;
+	int n;
+
+	complete(&f->started);
+	while (!READ_ONCE(f->stop) || in_user) {
+		/* Acquire: the spans asked for, stored before. */
+		n = smp_load_acquire(&f->asked);
+		if (n) {
+			if (!in_user)
+				local_irq_disable();
+			recount_test_flip(n, f->user_ns, f->kernel_ns);
+			in_user = recount_test_user_mode();
+			if (!in_user)
+				local_irq_enable();
+			until = ktime_get_ns() + 100 * NSEC_PER_MSEC;
+			/* Release: the transitions, made before. */
+			smp_store_release(&f->asked, 0);
+		} else if (in_user && (READ_ONCE(f->stop) || ktime_get_ns() > until)) {
+			recount_test_flip(1, 0, 0);
+			in_user = false;
+			local_irq_enable();
+		}
+		cpu_relax();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Ask the flipper for @n transitions and wait for them, at most a second. */
+static void recount_test_flips_ask(struct recount_test_flips *f, int n, u64 user_ns,
+				   u64 kernel_ns)
+{
+	u64 deadline = ktime_get_ns() + NSEC_PER_SEC;
+
+	f->user_ns = user_ns;
+	f->kernel_ns = kernel_ns;
+	/* Release: the spans, stored before. */
+	smp_store_release(&f->asked, n);
+	/* Acquire: the flipper's transitions, made before it stored 0. */
+	while (smp_load_acquire(&f->asked)) {
+		if (ktime_get_ns() > deadline) {
+			f->late = true;
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/* What recount_clock_of() reads, without its stub. */
+static u64 recount_test_clock_of(unsigned int cpu)
+{
+	if (static_branch_likely(&recount_raw_clock_key))
+		return recount_clock_window_clock();
+	return sched_clock_cpu(cpu);
+}
+
+/*
+ * The stub of recount_clock_of() in the reader's sample of the flipper's
+ * CPU (recount_user_clock_sample()), between its two reads of the user
+ * clock. Each call makes the reads' window long. The first
+ * RECOUNT_SAMPLE_TRIES of every RECOUNT_SAMPLE_TRIES + 1 calls have two
+ * transitions made, which no reader resolves; the next 129: as many as
+ * one, modulo 128, 64 before the clock read, spending 2 us in each return
+ * to user mode, and 65 after it, spending 2 us in each entry from user
+ * mode. Whichever word a reader that trusts the count picks, it misplaces
+ * 64 us between the levels; what the CPU did up to the clock read is read
+ * at the read (truth).
+ */
+static u64 recount_test_sampled_clock(unsigned int cpu)
+{
+	struct recount_test_flips *f = kunit_get_current_test()->priv;
+	u64 now;
+
+	if (f->passthrough)
+		return recount_test_clock_of(cpu);
+	if (++f->calls % (RECOUNT_SAMPLE_TRIES + 1)) {
+		recount_test_flips_ask(f, 2, 0, 0);
+		recount_test_spin(NSEC_PER_USEC);
+		return recount_test_clock_of(cpu);
+	}
+	recount_test_flips_ask(f, 64, 2 * NSEC_PER_USEC, 0);
+	f->passthrough = true;
+	recount_cpu_read(cpu, &f->truth);
+	f->passthrough = false;
+	now = recount_test_clock_of(cpu);
+	recount_test_flips_ask(f, 65, 0, 2 * NSEC_PER_USEC);
+	return now;
+}
+
+/*
+ * A reader whose every window is long, as a vCPU its host keeps preempting
+ * reads another CPU: more than 128 transitions may come in one, so the
+ * count of them, modulo 128, cannot tell the reader which word held at its
+ * clock read. It asks the CPU (an IPI) after RECOUNT_SAMPLE_TRIES windows,
+ * before the stub makes 129 in one: the user time it reads is the CPU's at
+ * the IPI, which the read after it, with the CPU quiet since, reads too.
+ * Were the count trusted, it would be wrong by 64 us.
+ */
+static void recount_test_user_clock_ask(struct kunit *test)
+{
+	struct recount_cpu_usage got, after;
+	struct recount_test_flips *f;
+	struct task_struct *flipper;
+	struct recount_cpu *rc;
+	u64 want, user, off, *word;
+	int other, tries;
+	unsigned int seq;
+
+	if (!recount_enabled())
+		kunit_skip(test, "recount is off (boot with recount=on)");
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	flipper = recount_test_run_beside(test, recount_test_flipper, f, &f->started,
+					  "recount_kunit_flip", &other);
+	rc = recount_cpu_ptr(other);
+	word = per_cpu_ptr(&recount_user_clock, other);
+	test->priv = f;
+	kunit_activate_static_stub(test, recount_clock_of, recount_test_sampled_clock);
+
+	/* Again if the CPU took an accounting point meanwhile: the read retried. */
+	for (tries = 0; tries < 10; tries++) {
+		f->calls = 0;
+		f->passthrough = false;
+		seq = raw_read_seqcount(&rc->seq);
+		recount_cpu_read(other, &got);
+		f->passthrough = true;
+		if (!(seq & 1) && raw_read_seqcount(&rc->seq) == seq)
+			break;
+		if (recount_user_clock_running(READ_ONCE(*word)))
+			recount_test_flips_ask(f, 1, 0, 0);
+	}
+	if (recount_user_clock_running(READ_ONCE(*word)))
+		recount_test_flips_ask(f, 1, 0, 0);
+	recount_cpu_read(other, &after);
+
+	kunit_deactivate_static_stub(test, recount_clock_of);
+	WRITE_ONCE(f->stop, true);
+	kthread_stop(flipper);
+	migrate_enable();
+
+	KUNIT_EXPECT_FALSE_MSG(test, f->late, "the flipper did not answer within a second");
+	KUNIT_ASSERT_LT_MSG(test, tries, 10, "the CPU took an accounting point in every read");
+	user = got.usage.level[RECOUNT_LEVEL_USER].time;
+	/* The stub's clock read, or the CPU's in the IPI. */
+	if (f->calls > RECOUNT_SAMPLE_TRIES)
+		want = f->truth.usage.level[RECOUNT_LEVEL_USER].time;
+	else
+		want = after.usage.level[RECOUNT_LEVEL_USER].time;
+	kunit_info(test, "%u reads of the user clock, %d retried", f->calls, tries);
+	off = abs_diff(user, want);
+	KUNIT_EXPECT_LE_MSG(test, off, NSEC_PER_USEC,
+			    "read %llu ns of user time where the CPU had %llu: the count of transitions was trusted",
+			    user, want);
 }
 
 /*
@@ -1740,6 +1959,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE(recount_test_kind_of_capacity),
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
+	KUNIT_CASE(recount_test_user_clock_ask),
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_suspend),
 	KUNIT_CASE(recount_test_clock_steps_back),
