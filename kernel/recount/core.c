@@ -99,6 +99,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seqlock.h>
@@ -702,6 +703,10 @@ void recount_thread_exit(struct task_struct *t)
 	unsigned long flags;
 	int k;
 
+	/*
+	 * Interrupts on until the lock is held: a reader holding it may wait
+	 * for this CPU to answer an IPI (recount_process_read()).
+	 */
 	write_seqlock(&p->moved);
 	local_irq_save(flags);
 	if (recount_enabled())
@@ -805,26 +810,31 @@ struct recount_user_clock_read {
 	u64 now;
 };
 
-/* An IPI: the local CPU's own, in an interrupt, where no transition is under way. */
+/*
+ * Called by smp_call_function_single() on the CPU asked, with interrupts
+ * disabled there, so that none of its transitions is under way: its user
+ * clock and recount's clock, as a transition reads it.
+ */
 static void recount_user_clock_read_local(void *info)
 {
 	struct recount_user_clock_read *r = info;
 
 	r->word = __this_cpu_read(recount_user_clock);
-	r->now = recount_clock_of(smp_processor_id());
+	r->now = recount_clock();
 }
 
 /*
- * Ask @cpu for its user clock and recount's clock, read together in an
- * interrupt. Not from an interrupt or with interrupts disabled, where
- * smp_call_function_single() could deadlock, nor of an offline CPU: then
- * false.
+ * Ask @cpu for its user clock and recount's clock, read together, and wait
+ * for them. Not from an interrupt or with interrupts disabled, where
+ * smp_call_function_single() could deadlock; not of an isolated CPU
+ * (nohz_full, isolcpus), which no reader disturbs; nor of an offline one:
+ * then false.
  */
 static bool recount_user_clock_ask(unsigned int cpu, u64 *word, u64 *now)
 {
 	struct recount_user_clock_read r;
 
-	if (!in_task() || irqs_disabled() ||
+	if (!in_task() || irqs_disabled() || cpu_is_isolated(cpu) ||
 	    smp_call_function_single(cpu, recount_user_clock_read_local, &r, true))
 		return false;
 	*word = r.word;
@@ -840,12 +850,12 @@ static bool recount_user_clock_ask(unsigned int cpu, u64 *word, u64 *now)
  * is known to, it reads again, as a sequence count's reader does: a
  * transition under way is waited out, and a reader that stalled (an NMI, a
  * preempted vCPU) reads again only if the word changed meanwhile. A reader
- * whose every window is long (a vCPU its host keeps preempting, a
- * hypervisor that traps the counter) might never see one transition
- * resolved: after RECOUNT_SAMPLE_TRIES such windows it asks the CPU for
- * both, read in an interrupt (an IPI, which a nohz_full CPU takes only
- * then). Only a reader that cannot send one (interrupts disabled; none in
- * the kernel) trusts the count, modulo 128, rather than spin on.
+ * whose windows are long (a vCPU its host keeps preempting, a hypervisor
+ * that traps the counter) might never see one transition resolved: after
+ * RECOUNT_SAMPLE_TRIES such windows in one sample it asks the CPU for both
+ * (recount_user_clock_ask(): an IPI, and a wait for it). If it cannot (it
+ * runs with interrupts disabled, or the CPU is isolated or going offline),
+ * it trusts the count, modulo 128, rather than spin on.
  *
  * A sample that straddles recount being switched off and on (a change of
  * clock, and of the window's unit) is discarded by the caller: the switch
@@ -932,6 +942,10 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
  * If @t runs, its usage includes the interval in progress on its CPU, up to
  * now, split between user and kernel mode (its counters as of the CPU's last
  * accounting point).
+ *
+ * Context: any. From a task with interrupts enabled, a read of another CPU
+ * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
+ * lock that CPU may spin on with interrupts disabled.
  */
 void recount_thread_read(struct task_struct *t,
 			 struct recount_usage usage[RECOUNT_NR_KINDS],
@@ -988,6 +1002,10 @@ EXPORT_SYMBOL_IF_KUNIT(recount_thread_read);
  * thread_group_cputime() does with signal_struct::stats_lock).
  * Interrupts stay on, and the exited usage's raw lock is not taken: the
  * threads that left go on charging it.
+ *
+ * Context: any. From a task with interrupts enabled, a read of another CPU
+ * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
+ * lock that CPU may spin on with interrupts disabled.
  */
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
@@ -1055,6 +1073,10 @@ EXPORT_SYMBOL_IF_KUNIT(recount_cpu_ptr);
  * The interval in progress is included, up to now: the time of the thread
  * the CPU runs, split between user and kernel mode, or its idle time; its
  * counters are as of the CPU's last accounting point.
+ *
+ * Context: any. From a task with interrupts enabled, a read of another CPU
+ * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
+ * lock that CPU may spin on with interrupts disabled.
  */
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 {

@@ -270,9 +270,8 @@ static inline u64 recount_user_clock_user(u64 word, u64 now)
 }
 
 /*
- * Reads of a user clock in a window too long to trust a count of one
- * transition (recount_user_clock_pick()) after which a reader asks the CPU
- * instead (recount_user_clock_sample()).
+ * Long windows (recount_user_clock_pick()) in one sample after which a
+ * reader asks the CPU (recount_user_clock_sample()).
  */
 #define RECOUNT_SAMPLE_TRIES	16
 

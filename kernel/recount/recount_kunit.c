@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
@@ -641,11 +642,12 @@ static bool recount_test_torn(const struct recount_usage *first,
 
 /*
  * Run @fn(@data), which completes @started first, in a kthread bound to an
- * online CPU other than the caller's, which the caller stays on until it
- * has stopped the kthread (then migrate_enable()). Skips the test if there
- * is none. Returns the kthread; *@cpu gets its CPU.
+ * online CPU of @cpus other than the caller's, which the caller stays on
+ * until it has stopped the kthread (then migrate_enable()). Skips the test,
+ * saying @none, if there is none. Returns the kthread; *@cpu gets its CPU.
  */
-static struct task_struct *recount_test_run_beside(struct kunit *test, int (*fn)(void *),
+static struct task_struct *recount_test_run_beside(struct kunit *test, const struct cpumask *cpus,
+						   const char *none, int (*fn)(void *),
 						   void *data, struct completion *started,
 						   const char *name, int *cpu)
 {
@@ -655,11 +657,11 @@ static struct task_struct *recount_test_run_beside(struct kunit *test, int (*fn)
 	t = kthread_create(fn, data, "%s", name);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	migrate_disable();
-	*cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	*cpu = cpumask_any_and_but(cpus, cpu_online_mask, raw_smp_processor_id());
 	if (*cpu >= nr_cpu_ids) {
 		migrate_enable();
 		kthread_stop(t);
-		kunit_skip(test, "needs a second online CPU beside the test's");
+		kunit_skip(test, "%s", none);
 	}
 	kthread_bind(t, *cpu);
 	wake_up_process(t);
@@ -696,7 +698,8 @@ static void recount_test_accounting_race(struct kunit *test)
 	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	/* The reader stays on its CPU, the writer on another. */
-	writer = recount_test_run_beside(test, recount_test_accounting, a, &a->started,
+	writer = recount_test_run_beside(test, cpu_online_mask, "needs a second online CPU",
+					 recount_test_accounting, a, &a->started,
 					 "recount_kunit_acct", &other);
 
 	t0 = local_clock();
@@ -802,7 +805,7 @@ struct recount_test_flips {
 	/* The stub's, in the reader: */
 	unsigned int calls;
 	bool passthrough;
-	bool late;		/* the flipper did not answer */
+	bool late;		/* the flipper did not answer: ask no more */
 	struct recount_cpu_usage truth;	/* the CPU's at the split clock read */
 };
 
@@ -828,7 +831,8 @@ static void recount_test_flip(int n, u64 user_ns, u64 kernel_ns)
 /*
  * The CPU stays "in user mode" only with interrupts disabled, so that
  * nothing else runs on it while its user clock runs: if not asked for more
- * within 100 ms, it comes back to kernel mode by itself.
+ * within 100 ms, or told to stop, it comes back to kernel mode by itself.
+ * An IPI to it waits for that.
  */
 static int recount_test_flipper(void *data)
 {
@@ -838,9 +842,11 @@ static int recount_test_flipper(void *data)
 	int n;
 
 	complete(&f->started);
-	while (!READ_ONCE(f->stop) || in_user) {
+	for (;;) {
+		bool stop = READ_ONCE(f->stop) || kthread_should_stop();
+
 		/* Acquire: the spans asked for, stored before. */
-		n = smp_load_acquire(&f->asked);
+		n = stop ? 0 : smp_load_acquire(&f->asked);
 		if (n) {
 			if (!in_user)
 				local_irq_disable();
@@ -851,10 +857,14 @@ static int recount_test_flipper(void *data)
 			until = ktime_get_ns() + 100 * NSEC_PER_MSEC;
 			/* Release: the transitions, made before. */
 			smp_store_release(&f->asked, 0);
-		} else if (in_user && (READ_ONCE(f->stop) || ktime_get_ns() > until)) {
+		} else if (in_user && (stop || ktime_get_ns() > until)) {
 			recount_test_flip(1, 0, 0);
 			in_user = false;
 			local_irq_enable();
+		} else if (stop && !in_user) {
+			break;
+		} else if (!in_user) {
+			cond_resched();
 		}
 		cpu_relax();
 	}
@@ -863,12 +873,17 @@ static int recount_test_flipper(void *data)
 	return 0;
 }
 
-/* Ask the flipper for @n transitions and wait for them, at most a second. */
+/*
+ * Ask the flipper for @n transitions and wait for them, at most a second;
+ * if it does not answer in time, ask it nothing more.
+ */
 static void recount_test_flips_ask(struct recount_test_flips *f, int n, u64 user_ns,
 				   u64 kernel_ns)
 {
 	u64 deadline = ktime_get_ns() + NSEC_PER_SEC;
 
+	if (f->late)
+		return;
 	f->user_ns = user_ns;
 	f->kernel_ns = kernel_ns;
 	/* Release: the spans, stored before. */
@@ -896,12 +911,12 @@ static u64 recount_test_clock_of(unsigned int cpu)
  * CPU (recount_user_clock_sample()), between its two reads of the user
  * clock. Each call makes the reads' window long. The first
  * RECOUNT_SAMPLE_TRIES of every RECOUNT_SAMPLE_TRIES + 1 calls have two
- * transitions made, which no reader resolves; the next 129: as many as
- * one, modulo 128, 64 before the clock read, spending 2 us in each return
- * to user mode, and 65 after it, spending 2 us in each entry from user
- * mode. Whichever word a reader that trusts the count picks, it misplaces
- * 64 us between the levels; what the CPU did up to the clock read is read
- * at the read (truth).
+ * transitions made, with 2 us of user mode between them, which no reader
+ * resolves; the next 129: as many as one, modulo 128, 64 before the clock
+ * read, spending 2 us in each return to user mode, and 65 after it,
+ * spending 2 us in each entry from user mode. Whichever word a reader that
+ * trusts the count picks, it misplaces 64 us between the levels; what the
+ * CPU did up to the clock read is read at the read (truth).
  */
 static u64 recount_test_sampled_clock(unsigned int cpu)
 {
@@ -911,7 +926,7 @@ static u64 recount_test_sampled_clock(unsigned int cpu)
 	if (f->passthrough)
 		return recount_test_clock_of(cpu);
 	if (++f->calls % (RECOUNT_SAMPLE_TRIES + 1)) {
-		recount_test_flips_ask(f, 2, 0, 0);
+		recount_test_flips_ask(f, 2, 2 * NSEC_PER_USEC, 0);
 		recount_test_spin(NSEC_PER_USEC);
 		return recount_test_clock_of(cpu);
 	}
@@ -924,44 +939,59 @@ static u64 recount_test_sampled_clock(unsigned int cpu)
 	return now;
 }
 
+/* The online CPUs that are isolated (cpu_is_isolated()), or those that are not. */
+static struct cpumask *recount_test_cpus(struct kunit *test, bool isolated)
+{
+	struct cpumask *cpus = kunit_kzalloc(test, sizeof(*cpus), GFP_KERNEL);
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, cpus);
+	for_each_online_cpu(cpu)
+		if (cpu_is_isolated(cpu) == isolated)
+			cpumask_set_cpu(cpu, cpus);
+	return cpus;
+}
+
 /*
- * A reader whose every window is long, as a vCPU its host keeps preempting
- * reads another CPU: more than 128 transitions may come in one, so the
- * count of them, modulo 128, cannot tell the reader which word held at its
- * clock read. It asks the CPU (an IPI) after RECOUNT_SAMPLE_TRIES windows,
- * before the stub makes 129 in one: the user time it reads is the CPU's at
- * the IPI, which the read after it, with the CPU quiet since, reads too.
- * Were the count trusted, it would be wrong by 64 us.
+ * A reader whose every window is long, as a vCPU its host keeps preempting,
+ * reads a CPU of @cpus, which the stub makes 129 transitions in one window
+ * after RECOUNT_SAMPLE_TRIES long ones. Returns how many times the stub was
+ * called in the read; *@off gets how far the user time read is from what
+ * the CPU had at the clock read the read used: the stub's if it was called
+ * more often, else the one in the IPI, which the read after, with the CPU
+ * quiet since, reads too.
  */
-static void recount_test_user_clock_ask(struct kunit *test)
+static unsigned int recount_test_long_windows(struct kunit *test, const struct cpumask *cpus,
+					      const char *none, u64 *off)
 {
 	struct recount_cpu_usage got, after;
 	struct recount_test_flips *f;
 	struct task_struct *flipper;
 	struct recount_cpu *rc;
-	u64 want, user, off, *word;
 	int other, tries;
 	unsigned int seq;
+	u64 want, *word;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	flipper = recount_test_run_beside(test, recount_test_flipper, f, &f->started,
+	test->priv = f;
+	f->passthrough = true;
+	kunit_activate_static_stub(test, recount_clock_of, recount_test_sampled_clock);
+	flipper = recount_test_run_beside(test, cpus, none, recount_test_flipper, f, &f->started,
 					  "recount_kunit_flip", &other);
 	rc = recount_cpu_ptr(other);
 	word = per_cpu_ptr(&recount_user_clock, other);
-	test->priv = f;
-	kunit_activate_static_stub(test, recount_clock_of, recount_test_sampled_clock);
 
 	/* Again if the CPU took an accounting point meanwhile: the read retried. */
 	for (tries = 0; tries < 10; tries++) {
 		f->calls = 0;
+		seq = raw_read_seqcount_begin(&rc->seq);
 		f->passthrough = false;
-		seq = raw_read_seqcount(&rc->seq);
 		recount_cpu_read(other, &got);
 		f->passthrough = true;
-		if (!(seq & 1) && raw_read_seqcount(&rc->seq) == seq)
+		if (!read_seqcount_retry(&rc->seq, seq))
 			break;
 		if (recount_user_clock_running(READ_ONCE(*word)))
 			recount_test_flips_ask(f, 1, 0, 0);
@@ -970,24 +1000,66 @@ static void recount_test_user_clock_ask(struct kunit *test)
 		recount_test_flips_ask(f, 1, 0, 0);
 	recount_cpu_read(other, &after);
 
-	kunit_deactivate_static_stub(test, recount_clock_of);
 	WRITE_ONCE(f->stop, true);
 	kthread_stop(flipper);
 	migrate_enable();
+	kunit_deactivate_static_stub(test, recount_clock_of);
 
-	KUNIT_EXPECT_FALSE_MSG(test, f->late, "the flipper did not answer within a second");
+	KUNIT_ASSERT_FALSE_MSG(test, f->late, "the flipper did not answer within a second");
 	KUNIT_ASSERT_LT_MSG(test, tries, 10, "the CPU took an accounting point in every read");
-	user = got.usage.level[RECOUNT_LEVEL_USER].time;
-	/* The stub's clock read, or the CPU's in the IPI. */
 	if (f->calls > RECOUNT_SAMPLE_TRIES)
 		want = f->truth.usage.level[RECOUNT_LEVEL_USER].time;
 	else
 		want = after.usage.level[RECOUNT_LEVEL_USER].time;
-	kunit_info(test, "%u reads of the user clock, %d retried", f->calls, tries);
-	off = abs_diff(user, want);
+	*off = abs_diff(got.usage.level[RECOUNT_LEVEL_USER].time, want);
+	kunit_info(test, "CPU %d: %u reads of its user clock, %d retried, %llu ns off",
+		   other, f->calls, tries, *off);
+	return f->calls;
+}
+
+/*
+ * More than 128 transitions may come in a long window, so the count of
+ * them, modulo 128, cannot tell a reader which word held at its clock
+ * read: after RECOUNT_SAMPLE_TRIES long windows the reader asks the CPU (an
+ * IPI), before the stub makes 129 in one, and reads the user time exactly.
+ * Were the count trusted, it would be 64 us off.
+ */
+static void recount_test_user_clock_ask(struct kunit *test)
+{
+	unsigned int calls;
+	u64 off;
+
+	calls = recount_test_long_windows(test, recount_test_cpus(test, false),
+					  "needs a second CPU that is not isolated", &off);
+	KUNIT_EXPECT_EQ_MSG(test, calls, RECOUNT_SAMPLE_TRIES,
+			    "the reader did not ask the CPU after %d long windows",
+			    RECOUNT_SAMPLE_TRIES);
 	KUNIT_EXPECT_LE_MSG(test, off, NSEC_PER_USEC,
-			    "read %llu ns of user time where the CPU had %llu: the count of transitions was trusted",
-			    user, want);
+			    "the user time read was %llu ns off: the count of transitions was trusted",
+			    off);
+}
+
+/*
+ * No read sends an isolated CPU (nohz_full, isolcpus) an IPI: a reader of
+ * one trusts the count after RECOUNT_SAMPLE_TRIES long windows, and the
+ * stub's 129 transitions in one window misplace user time.
+ */
+static void recount_test_user_clock_isolated(struct kunit *test)
+{
+	struct cpumask *housekeeping = recount_test_cpus(test, false);
+	unsigned int calls;
+	u64 off;
+
+	/* The reader on a CPU that is not isolated, beside an isolated one. */
+	if (cpumask_empty(housekeeping) ||
+	    set_cpus_allowed_ptr(current, housekeeping))
+		kunit_skip(test, "no CPU that is not isolated for the reader");
+	calls = recount_test_long_windows(test, recount_test_cpus(test, true),
+					  "no isolated CPU (boot with nohz_full=)", &off);
+	KUNIT_EXPECT_EQ_MSG(test, calls, RECOUNT_SAMPLE_TRIES + 1,
+			    "the reader did not trust the count after %d long windows",
+			    RECOUNT_SAMPLE_TRIES);
+	KUNIT_EXPECT_GT(test, off, 10 * NSEC_PER_USEC);
 }
 
 /*
@@ -1960,6 +2032,7 @@ static struct kunit_case recount_test_cases[] = {
 	KUNIT_CASE_SLOW(recount_test_track_read_race),
 	KUNIT_CASE_SLOW(recount_test_accounting_race),
 	KUNIT_CASE(recount_test_user_clock_ask),
+	KUNIT_CASE(recount_test_user_clock_isolated),
 	KUNIT_CASE(recount_test_idle_injection),
 	KUNIT_CASE(recount_test_suspend),
 	KUNIT_CASE(recount_test_clock_steps_back),

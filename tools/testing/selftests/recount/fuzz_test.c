@@ -3,9 +3,10 @@
  * recount: a seeded fuzzer of the RECOUNT netlink family.
  *
  * Several threads, each on its own socket, send random and mutated requests:
- * random message types, flags, commands, versions, attribute types, lengths
- * and nesting, truncated headers and lengths that lie; valid requests with a
- * few bytes flipped; dumps left half read. After each request a NLMSG_NOOP
+ * random flags, commands, versions, attribute types, lengths and nesting,
+ * message types that do no harm as root (other_type()), truncated headers
+ * and lengths that lie; valid requests with a few bytes flipped; dumps
+ * left half read. After each request a NLMSG_NOOP
  * with NLM_F_ACK marks the end of its replies, so every reply is checked: it
  * must be a well-formed ack or error (an errno the family documents, with an
  * extended ACK message for the errors recount itself returns) or a
@@ -473,6 +474,44 @@ static size_t valid_request(__u64 *s, char *buf, bool *dump)
 }
 
 /*
+ * Another message type than recount's, of which no request does harm,
+ * privileged or not, on a real machine as in the test's guest: netlink's
+ * own (below NLMSG_MIN_TYPE), the generic netlink controller's (which only
+ * reads), taskstats' (which reads, and registers listeners that go with the
+ * socket), or no family's (above GENL_MAX_ID). Any type would reach any
+ * family, of which some change the machine (devlink, ethtool, nl80211).
+ */
+static __u16 other_type(__u64 *s)
+{
+	switch (below(s, 4)) {
+	case 0:
+		return below(s, NLMSG_MIN_TYPE);
+	case 1:
+		return GENL_ID_CTRL;
+	case 2:
+		if (taskstats_family)
+			return taskstats_family;
+		break;
+	}
+	return GENL_MAX_ID + 1 + below(s, 0x10000 - GENL_MAX_ID - 1);
+}
+
+/*
+ * Netlink parses what follows a message's length as more messages: the
+ * offset of the one after the message at @off in @len bytes, or 0.
+ */
+static size_t next_message(const char *req, size_t len, size_t off)
+{
+	const struct nlmsghdr *nlh = (const void *)(req + off);
+
+	if (off + NLMSG_HDRLEN > len || nlh->nlmsg_len < NLMSG_HDRLEN ||
+	    nlh->nlmsg_len > len - off)
+		return 0;
+	off += NLMSG_ALIGN(nlh->nlmsg_len);
+	return off + NLMSG_HDRLEN <= len ? off : 0;
+}
+
+/*
  * Build a request in @buf: valid and mutated, or random from the header on.
  * Returns how many bytes to send; *@to_family says whether the family is to
  * answer it with its own errors.
@@ -517,8 +556,8 @@ static size_t make_request(__u64 *s, char *buf, size_t size, __u32 seq, bool *to
 	nlh->nlmsg_len = len;
 	*to_family = true;
 	switch (below(s, 24)) {
-	case 0:		/* another message type: core, control or nobody's */
-		nlh->nlmsg_type = below(s, 0x30);
+	case 0:		/* another message type */
+		nlh->nlmsg_type = other_type(s);
 		*to_family = false;
 		break;
 	case 1:		/* a header that claims more than is sent */
@@ -532,13 +571,21 @@ static size_t make_request(__u64 *s, char *buf, size_t size, __u32 seq, bool *to
 		len = below(s, len);
 		*to_family = false;
 		break;
-	case 4:		/* random bytes from the header on, but its number */
+	case 4:		/* random bytes from the header on, but its number and type */
 		for (i = 0; i < len; i++)
 			buf[i] = rnd(s);
-		if (len >= NLMSG_HDRLEN)
+		if (len >= NLMSG_HDRLEN) {
 			nlh->nlmsg_seq = seq;
+			nlh->nlmsg_type = below(s, 2) ? family : other_type(s);
+		}
 		*to_family = false;
 		break;
+	}
+	/* Messages after a length that claims less: of no other family either. */
+	for (i = next_message(buf, len, 0); i; i = next_message(buf, len, i)) {
+		nlh = (void *)(buf + i);
+		if (nlh->nlmsg_type != family)
+			nlh->nlmsg_type = other_type(s);
 	}
 	return len;
 }
@@ -553,23 +600,18 @@ static int open_socket(void)
 }
 
 /*
- * Netlink parses what follows a message's length as more messages: after a
- * header that claims less than was sent, random bytes may make requests to
- * any family, under sequence numbers of their own. Their answers are not
- * recount's.
+ * After a header that claims less than was sent, random bytes may make more
+ * requests (next_message()), under sequence numbers of their own. Their
+ * answers are not judged as recount's.
  */
 static void note_trailing(struct stats *st, const char *req, size_t len)
 {
 	const struct nlmsghdr *nlh;
-	size_t off = 0;
+	size_t off;
 
-	while (off + NLMSG_HDRLEN <= len) {
+	for (off = next_message(req, len, 0); off; off = next_message(req, len, off)) {
 		nlh = (const void *)(req + off);
-		if (nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len - off)
-			break;
-		if (off)
-			st->to_family[nlh->nlmsg_seq % SEQS] = false;
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
+		st->to_family[nlh->nlmsg_seq % SEQS] = false;
 	}
 }
 
