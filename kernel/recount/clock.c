@@ -128,6 +128,15 @@ u64 recount_clock_window_clock(void)
 	return sched_clock();
 }
 
+/* recount_clock_of(), which KUnit stubs, as it reads. */
+VISIBLE_IF_KUNIT u64 __recount_clock_of(unsigned int cpu)
+{
+	if (static_branch_likely(&recount_raw_clock_key))
+		return arch_recount_clock_ordered();
+	return sched_clock_cpu(cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(__recount_clock_of);
+
 /**
  * recount_clock_of() - read recount's clock as @cpu reads it, after every
  *	load before (the raw counter)
@@ -141,10 +150,9 @@ u64 recount_clock_window_clock(void)
 u64 recount_clock_of(unsigned int cpu)
 {
 	KUNIT_STATIC_STUB_REDIRECT(recount_clock_of, cpu);
-	if (static_branch_likely(&recount_raw_clock_key))
-		return arch_recount_clock_ordered();
-	return sched_clock_cpu(cpu);
+	return __recount_clock_of(cpu);
 }
+EXPORT_SYMBOL_IF_KUNIT(recount_clock_of);
 
 static void recount_clock_restart_work_fn(struct work_struct *work)
 {

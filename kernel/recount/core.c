@@ -78,7 +78,8 @@
  *   the reader's clock read (recount_user_clock_sample()): values read are
  *   current even on a nohz_full CPU that takes no tick, and do not go back
  *   but by the time a store takes to reach the reader's CPU (the writers
- *   order no clock read after a store: Documentation/accounting/recount.rst).
+ *   order no clock read after a store: Documentation/accounting/recount.rst),
+ *   or where a reader that stalled cannot ask the CPU by an IPI.
  *   A read of the calling thread first folds its interval in progress,
  *   counts included (recount_update_current()).
  */
@@ -854,8 +855,8 @@ static bool recount_user_clock_ask(unsigned int cpu, u64 *word, u64 *now)
  * that traps the counter) might never see one transition resolved: after
  * RECOUNT_SAMPLE_TRIES such windows in one sample it asks the CPU for both
  * (recount_user_clock_ask(): an IPI, and a wait for it). If it cannot (it
- * runs with interrupts disabled, or the CPU is isolated or going offline),
- * it trusts the count, modulo 128, rather than spin on.
+ * runs in an interrupt or with interrupts disabled, or the CPU is isolated
+ * or offline), it trusts the count, modulo 128, rather than spin on.
  *
  * A sample that straddles recount being switched off and on (a change of
  * clock, and of the window's unit) is discarded by the caller: the switch
@@ -943,9 +944,10 @@ static unsigned int recount_cpu_progress(const struct recount_cpu *rc, unsigned 
  * now, split between user and kernel mode (its counters as of the CPU's last
  * accounting point).
  *
- * Context: any. From a task with interrupts enabled, a read of another CPU
- * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
- * lock that CPU may spin on with interrupts disabled.
+ * Context: any but NMI. From a task with interrupts enabled, a read of
+ * another CPU may send it an IPI and wait for it
+ * (recount_user_clock_sample()): hold no lock that CPU may spin on with
+ * interrupts disabled.
  */
 void recount_thread_read(struct task_struct *t,
 			 struct recount_usage usage[RECOUNT_NR_KINDS],
@@ -1003,9 +1005,9 @@ EXPORT_SYMBOL_IF_KUNIT(recount_thread_read);
  * Interrupts stay on, and the exited usage's raw lock is not taken: the
  * threads that left go on charging it.
  *
- * Context: any. From a task with interrupts enabled, a read of another CPU
- * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
- * lock that CPU may spin on with interrupts disabled.
+ * Context: process context: it may take recount.moved. A read of another
+ * CPU may send it an IPI and wait for it (recount_user_clock_sample()):
+ * hold no lock that CPU may spin on with interrupts disabled.
  */
 void recount_process_read(struct signal_struct *sig,
 			  struct recount_usage total[RECOUNT_NR_KINDS],
@@ -1074,9 +1076,10 @@ EXPORT_SYMBOL_IF_KUNIT(recount_cpu_ptr);
  * the CPU runs, split between user and kernel mode, or its idle time; its
  * counters are as of the CPU's last accounting point.
  *
- * Context: any. From a task with interrupts enabled, a read of another CPU
- * may send it an IPI and wait for it (recount_user_clock_sample()): hold no
- * lock that CPU may spin on with interrupts disabled.
+ * Context: any but NMI. From a task with interrupts enabled, a read of
+ * another CPU may send it an IPI and wait for it
+ * (recount_user_clock_sample()): hold no lock that CPU may spin on with
+ * interrupts disabled.
  */
 void recount_cpu_read(unsigned int cpu, struct recount_cpu_usage *cu)
 {

@@ -690,6 +690,9 @@ u64 recount_clock_factor(void);
 u64 recount_clock_window(void);
 u64 recount_clock_window_clock(void);
 u64 recount_clock_of(unsigned int cpu);
+#if IS_ENABLED(CONFIG_KUNIT)
+u64 __recount_clock_of(unsigned int cpu);
+#endif
 void recount_clock_check(struct recount_cpu *rc);
 
 /* core.c: reads */

@@ -798,7 +798,7 @@ static void recount_test_spin(u64 ns)
  */
 struct recount_test_flips {
 	struct completion started;
-	int asked;		/* transitions to make; 0 once made */
+	int asked;		/* transitions to make, or RECOUNT_TEST_HOME; 0 once made */
 	u64 user_ns;		/* to spend in each return to user mode */
 	u64 kernel_ns;		/* to spend in each entry from user mode */
 	bool stop;
@@ -828,6 +828,9 @@ static void recount_test_flip(int n, u64 user_ns, u64 kernel_ns)
 	}
 }
 
+/* Asked of a flipper: back to kernel mode, if it is not there. */
+#define RECOUNT_TEST_HOME	(-1)
+
 /*
  * The CPU stays "in user mode" only with interrupts disabled, so that
  * nothing else runs on it while its user clock runs: if not asked for more
@@ -844,15 +847,16 @@ static int recount_test_flipper(void *data)
 	complete(&f->started);
 	for (;;) {
 		bool stop = READ_ONCE(f->stop) || kthread_should_stop();
-
 		/* Acquire: the spans asked for, stored before. */
-		n = stop ? 0 : smp_load_acquire(&f->asked);
-		if (n) {
-			if (!in_user)
+		int asked = stop ? 0 : smp_load_acquire(&f->asked);
+
+		if (asked) {
+			n = asked == RECOUNT_TEST_HOME ? in_user : asked;
+			if (n && !in_user)
 				local_irq_disable();
 			recount_test_flip(n, f->user_ns, f->kernel_ns);
 			in_user = recount_test_user_mode();
-			if (!in_user)
+			if (n && !in_user)
 				local_irq_enable();
 			until = ktime_get_ns() + 100 * NSEC_PER_MSEC;
 			/* Release: the transitions, made before. */
@@ -898,14 +902,6 @@ static void recount_test_flips_ask(struct recount_test_flips *f, int n, u64 user
 	}
 }
 
-/* What recount_clock_of() reads, without its stub. */
-static u64 recount_test_clock_of(unsigned int cpu)
-{
-	if (static_branch_likely(&recount_raw_clock_key))
-		return recount_clock_window_clock();
-	return sched_clock_cpu(cpu);
-}
-
 /*
  * The stub of recount_clock_of() in the reader's sample of the flipper's
  * CPU (recount_user_clock_sample()), between its two reads of the user
@@ -924,17 +920,17 @@ static u64 recount_test_sampled_clock(unsigned int cpu)
 	u64 now;
 
 	if (f->passthrough)
-		return recount_test_clock_of(cpu);
+		return __recount_clock_of(cpu);
 	if (++f->calls % (RECOUNT_SAMPLE_TRIES + 1)) {
 		recount_test_flips_ask(f, 2, 2 * NSEC_PER_USEC, 0);
 		recount_test_spin(NSEC_PER_USEC);
-		return recount_test_clock_of(cpu);
+		return __recount_clock_of(cpu);
 	}
 	recount_test_flips_ask(f, 64, 2 * NSEC_PER_USEC, 0);
 	f->passthrough = true;
 	recount_cpu_read(cpu, &f->truth);
 	f->passthrough = false;
-	now = recount_test_clock_of(cpu);
+	now = __recount_clock_of(cpu);
 	recount_test_flips_ask(f, 65, 0, 2 * NSEC_PER_USEC);
 	return now;
 }
@@ -970,7 +966,7 @@ static unsigned int recount_test_long_windows(struct kunit *test, const struct c
 	struct recount_cpu *rc;
 	int other, tries;
 	unsigned int seq;
-	u64 want, *word;
+	u64 want;
 
 	if (!recount_enabled())
 		kunit_skip(test, "recount is off (boot with recount=on)");
@@ -982,7 +978,6 @@ static unsigned int recount_test_long_windows(struct kunit *test, const struct c
 	flipper = recount_test_run_beside(test, cpus, none, recount_test_flipper, f, &f->started,
 					  "recount_kunit_flip", &other);
 	rc = recount_cpu_ptr(other);
-	word = per_cpu_ptr(&recount_user_clock, other);
 
 	/* Again if the CPU took an accounting point meanwhile: the read retried. */
 	for (tries = 0; tries < 10; tries++) {
@@ -993,11 +988,9 @@ static unsigned int recount_test_long_windows(struct kunit *test, const struct c
 		f->passthrough = true;
 		if (!read_seqcount_retry(&rc->seq, seq))
 			break;
-		if (recount_user_clock_running(READ_ONCE(*word)))
-			recount_test_flips_ask(f, 1, 0, 0);
+		recount_test_flips_ask(f, RECOUNT_TEST_HOME, 0, 0);
 	}
-	if (recount_user_clock_running(READ_ONCE(*word)))
-		recount_test_flips_ask(f, 1, 0, 0);
+	recount_test_flips_ask(f, RECOUNT_TEST_HOME, 0, 0);
 	recount_cpu_read(other, &after);
 
 	WRITE_ONCE(f->stop, true);

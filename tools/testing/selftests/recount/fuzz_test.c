@@ -477,8 +477,9 @@ static size_t valid_request(__u64 *s, char *buf, bool *dump)
  * Another message type than recount's, of which no request does harm,
  * privileged or not, on a real machine as in the test's guest: netlink's
  * own (below NLMSG_MIN_TYPE), the generic netlink controller's (which only
- * reads), taskstats' (which reads, and registers listeners that go with the
- * socket), or no family's (above GENL_MAX_ID). Any type would reach any
+ * reads), taskstats' (which reads, and registers exit listeners on the
+ * socket, dropped once a record to it fails after it closes), or no
+ * family's (above GENL_MAX_ID). Any type would reach any
  * family, of which some change the machine (devlink, ethtool, nl80211).
  */
 static __u16 other_type(__u64 *s)
@@ -512,6 +513,27 @@ static size_t next_message(const char *req, size_t len, size_t off)
 }
 
 /*
+ * Make the message at @m, with @len bytes from it on, one that does no
+ * harm: of recount's type or other_type() (if @other: one that netlink
+ * parses from what follows a length that claims less, next_message()),
+ * and if of recount's, not, from a privileged fuzzer, a choice of PMU
+ * events, each a restart of recount: only the unprivileged ones try.
+ */
+static void tame(__u64 *s, char *m, size_t len, bool other)
+{
+	struct nlmsghdr *nlh = (void *)m;
+	struct genlmsghdr *gh = NLMSG_DATA(nlh);
+
+	if (len < NLMSG_HDRLEN)
+		return;
+	if (other && nlh->nlmsg_type != family)
+		nlh->nlmsg_type = other_type(s);
+	if (nlh->nlmsg_type == family && !geteuid() && len >= NLMSG_HDRLEN + GENL_HDRLEN &&
+	    gh->cmd == RECOUNT_CMD_SET_EVENTS)
+		gh->cmd = RECOUNT_CMD_GET_INFO;
+}
+
+/*
  * Build a request in @buf: valid and mutated, or random from the header on.
  * Returns how many bytes to send; *@to_family says whether the family is to
  * answer it with its own errors.
@@ -541,12 +563,6 @@ static size_t make_request(__u64 *s, char *buf, size_t size, __u32 seq, bool *to
 		if (!below(s, 8))
 			nlh->nlmsg_flags = rnd(s);
 		gh->cmd = below(s, 8) ? below(s, RECOUNT_CMD_MAX + 3) : rnd(s);
-		/*
-		 * A privileged fuzzer would choose PMU events, each choice a
-		 * restart of recount: only the unprivileged ones try.
-		 */
-		if (gh->cmd == RECOUNT_CMD_SET_EVENTS && !geteuid())
-			gh->cmd = RECOUNT_CMD_GET_INFO;
 		gh->version = below(s, 8) ? RECOUNT_FAMILY_VERSION : rnd(s);
 		gh->reserved = below(s, 16) ? 0 : rnd(s);
 		len = NLMSG_HDRLEN + GENL_HDRLEN;
@@ -581,12 +597,11 @@ static size_t make_request(__u64 *s, char *buf, size_t size, __u32 seq, bool *to
 		*to_family = false;
 		break;
 	}
-	/* Messages after a length that claims less: of no other family either. */
-	for (i = next_message(buf, len, 0); i; i = next_message(buf, len, i)) {
-		nlh = (void *)(buf + i);
-		if (nlh->nlmsg_type != family)
-			nlh->nlmsg_type = other_type(s);
-	}
+	i = 0;
+	do {
+		tame(s, buf + i, len - i, i > 0);
+		i = next_message(buf, len, i);
+	} while (i);
 	return len;
 }
 
